@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# nfsrdma top-level Makefile.  The kernel modules themselves are described in
+# Kbuild; this file only drives kbuild and the project's tooling.
+
+KVER ?= $(shell $(CURDIR)/scripts/kver.sh)
+KDIR ?= /lib/modules/$(KVER)/build
+INSTALL_MOD_DIR ?= updates/nfsrdma
+DESTDIR ?=
+VERSION := $(shell git -C $(CURDIR) describe --always --dirty 2>/dev/null || echo 0.1)
+
+MODULES := wire/nfsrdma_wire.ko xprtrdma/xprtrdma.ko svcrdma/svcrdma.ko
+
+.PHONY: all module modules lint install uninstall dkms-install setup check \
+	bench demo clean help
+
+all: module
+
+help:
+	@echo "make            build the modules against KDIR (default: $(KDIR))"
+	@echo "make lint       build with W=1 and sparse, run kernel-doc; warnings fail"
+	@echo "make check      setup, lint, codec tests, fuzz smoke, VM tests"
+	@echo "make demo       two-VM NFS-over-RDMA export, mount and copy"
+	@echo "make bench      fio and perftest in two VMs, results/bench/"
+	@echo "make install    install modules and modprobe config (root)"
+	@echo "make setup      install the Debian packages everything needs (root)"
+
+module modules:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+lint:
+	@scripts/lint.sh "$(KDIR)"
+
+install: module
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
+		INSTALL_MOD_PATH=$(DESTDIR) modules_install
+	install -D -m 0644 scripts/nfsrdma.modprobe.conf \
+		$(DESTDIR)/etc/modprobe.d/nfsrdma.conf
+	depmod -b "$(if $(DESTDIR),$(DESTDIR),/)" -a $(KVER)
+
+uninstall:
+	rm -rf $(DESTDIR)/lib/modules/$(KVER)/$(INSTALL_MOD_DIR)
+	rm -f $(DESTDIR)/etc/modprobe.d/nfsrdma.conf
+	depmod -b "$(if $(DESTDIR),$(DESTDIR),/)" -a $(KVER)
+
+dkms-install:
+	rm -rf /usr/src/nfsrdma-$(VERSION)
+	mkdir -p /usr/src/nfsrdma-$(VERSION)
+	git -C $(CURDIR) archive HEAD | tar -x -C /usr/src/nfsrdma-$(VERSION)
+	sed -i 's/@VERSION@/$(VERSION)/' /usr/src/nfsrdma-$(VERSION)/dkms.conf
+	dkms install -m nfsrdma -v $(VERSION) -k $(KVER)
+
+setup:
+	@scripts/setup.sh
+
+check:
+	@scripts/setup.sh
+	@KVER=$(KVER) tools/testing/check.sh
+
+bench:
+	@scripts/setup.sh
+	@KVER=$(KVER) tools/testing/bench.sh
+
+demo:
+	@scripts/setup.sh
+	@KVER=$(KVER) tools/testing/demo.sh
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	-$(MAKE) -C tools/testing/wire clean

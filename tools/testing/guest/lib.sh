@@ -1,0 +1,300 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers for test bodies running inside a guest (sourced by stage2.sh).
+#
+# Environment from /results/env: TEST, TOPOLOGY (1vm|2vm), REPO, KVER,
+# CLIENT_TRANSPORT and SERVER_TRANSPORT (intree|ours), NFS_PORT.
+
+SERVER_ADDR=192.0.2.1
+CLIENT_ADDR=192.0.2.2
+EXPORT_DIR=/srv/nfs
+MNT=/mnt/nfs
+NFS_PORT=${NFS_PORT:-20049}
+
+log() {
+	echo "[$(date +%T)] $*"
+}
+
+fail() {
+	log "FAIL: $*"
+	return 1
+}
+
+# exit_guest RC [why]: record this VM's verdict for the host and power off.
+# We are PID 1: returning would panic the kernel.
+exit_guest() {
+	[ -n "${2:-}" ] && log "$2"
+	echo "$1" >"/results/$role.rc"
+	echo "NFSRDMA-EXIT: $1" >/dev/console
+	sync
+	/bin/busybox poweroff -f
+}
+
+# subtest NAME CMD...: run one named check; the host turns each into a TAP line.
+subtest() {
+	local name=$1
+	shift
+	log "--- subtest $name"
+	if "$@"; then
+		echo "ok $role $name" >>/results/subtests
+		return 0
+	fi
+	echo "not ok $role $name" >>/results/subtests
+	return 1
+}
+
+# signal NAME / await NAME [SECONDS]: rendezvous between the two VMs through
+# the shared results directory.
+signal() {
+	: >"/results/sync.$1"
+}
+
+await() {
+	local i
+	for ((i = 0; i < ${2:-600}; i++)); do
+		[ -e "/results/sync.$1" ] && return 0
+		[ -e /results/sync.abort ] && fail "peer aborted while waiting for $1" && return 1
+		sleep 1
+	done
+	fail "timed out waiting for $1"
+}
+
+transport_of() {
+	if [ "$1" = server ]; then echo "$SERVER_TRANSPORT"; else echo "$CLIENT_TRANSPORT"; fi
+}
+
+# install_ours: install the freshly built modules into the guest's module
+# tree (a tmpfs overlay) exactly as 'make install' does on a real machine.
+install_ours() {
+	local dst=/lib/modules/$KVER/updates/nfsrdma
+	[ -e "$dst/xprtrdma.ko" ] && return 0
+	mkdir -p "$dst"
+	cp "$REPO/wire/nfsrdma_wire.ko" "$REPO/xprtrdma/xprtrdma.ko" \
+		"$REPO/svcrdma/svcrdma.ko" "$dst/" || return 1
+	cp "$REPO/scripts/nfsrdma.modprobe.conf" /etc/modprobe.d/nfsrdma.conf
+	depmod -a "$KVER"
+}
+
+# load_transport ROLE: load the RPC-over-RDMA transport the test chose for
+# this role (client, server, or both in one VM).
+load_transport() {
+	local t
+	t=$(transport_of "$1")
+	case "$t" in
+	intree)
+		modprobe rpcrdma || return 1
+		;;
+	ours)
+		install_ours || return 1
+		if [ "$1" = server ]; then
+			modprobe svcrdma || return 1
+		else
+			modprobe xprtrdma || return 1
+		fi
+		;;
+	*)
+		fail "unknown transport '$t'"
+		;;
+	esac
+}
+
+# net_up: bring up the RDMA fabric: rxe on a dummy netdev in one VM, rxe on
+# the virtio NIC that joins the two VMs otherwise.  Addresses come from the
+# documentation range: these links reach nothing but the other test VM.
+net_up() {
+	local dev addr
+	ip link set lo up
+	if [ "$TOPOLOGY" = 1vm ]; then
+		modprobe dummy numdummies=0 || return 1
+		ip link add eth0 type dummy || return 1
+		dev=eth0 addr=$SERVER_ADDR
+	else
+		modprobe virtio_net || return 1
+		dev=eth0
+		if [ "$role" = server ]; then addr=$SERVER_ADDR; else addr=$CLIENT_ADDR; fi
+	fi
+	ip addr add "$addr/24" dev "$dev" || return 1
+	ip link set "$dev" up || return 1
+	modprobe rdma_rxe || return 1
+	rdma link add rxe0 type rxe netdev "$dev" || return 1
+	local i
+	for ((i = 0; i < 50; i++)); do
+		rdma link show rxe0/1 2>/dev/null | grep -q 'state ACTIVE' && return 0
+		sleep 0.2
+	done
+	rdma link show
+	fail "rxe0 did not become ACTIVE"
+}
+
+guest_prepare() {
+	mount -t tmpfs tmpfs /run
+	mount -t tmpfs tmpfs /tmp
+	mkdir -p /dev/pts /dev/shm
+	mount -t devpts devpts /dev/pts
+	mount -t tmpfs tmpfs /dev/shm
+	hostname "$1"
+	# A task blocked this long in a test VM is a bug, and the log scanner
+	# fails the test on the report.
+	sysctl -qw kernel.hung_task_timeout_secs=60
+	sysctl -qw kernel.panic_on_oops=1
+	log "guest $1: kernel $(uname -r), test $TEST ($TOPOLOGY, client=$CLIENT_TRANSPORT server=$SERVER_TRANSPORT)"
+	net_up
+}
+
+# nfs_server_start: knfsd exporting a tmpfs, listening on TCP 2049 and on
+# RDMA $NFS_PORT, the way an admin's recipe does it.
+nfs_server_start() {
+	load_transport server || return 1
+	modprobe nfsd || return 1
+	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd || return 1
+	mkdir -p "$EXPORT_DIR" /var/lib/nfs/v4recovery /run/rpcbind
+	mount -t tmpfs -o size=600m tmpfs "$EXPORT_DIR" || return 1
+	chmod 1777 "$EXPORT_DIR"
+	# fsid=0 makes the export the NFSv4 root: mountd cannot build a v4
+	# pseudo-root over the guest's overlayfs root, which is not exportable.
+	echo "$EXPORT_DIR *(rw,no_root_squash,insecure,no_subtree_check,fsid=0)" >/etc/exports
+	rpcbind || return 1
+	exportfs -ra || return 1
+	rpc.mountd || return 1
+	rpc.statd --no-notify 2>/dev/null
+	# The NFSv4 grace period would stall every first OPEN for 90 s.
+	echo 10 >/proc/fs/nfsd/nfsv4leasetime
+	echo 10 >/proc/fs/nfsd/nfsv4gracetime
+	rpc.nfsd 8 || return 1
+	echo "rdma $NFS_PORT" >/proc/fs/nfsd/portlist || return 1
+	grep -q "^rdma $NFS_PORT" /proc/fs/nfsd/portlist || fail "no rdma listener in portlist"
+	log "nfsd listening: $(tr '\n' ' ' </proc/fs/nfsd/portlist)"
+}
+
+nfs_server_stop() {
+	rpc.nfsd 0 || return 1
+	exportfs -ua
+	pkill rpc.mountd
+	pkill rpc.statd
+	pkill rpcbind
+	umount "$EXPORT_DIR" || return 1
+	umount /proc/fs/nfsd || return 1
+}
+
+nfs_client_prepare() {
+	load_transport client || return 1
+	mkdir -p "$MNT" /run/rpcbind
+	pgrep -x rpcbind >/dev/null || rpcbind
+	pgrep -x rpc.statd >/dev/null || rpc.statd --no-notify 2>/dev/null
+	return 0
+}
+
+# export_path VERS: the export's path as a client of that version names it.
+export_path() {
+	if [ "$1" = 3 ]; then echo "$EXPORT_DIR"; else echo /; fi
+}
+
+# nfs_mount VERS [OPTIONS]: mount the export over RDMA and prove it is on RDMA.
+nfs_mount() {
+	local line
+	mount -t nfs -o "vers=$1,rdma,port=$NFS_PORT${2:+,$2}" \
+		"$SERVER_ADDR:$(export_path "$1")" "$MNT" ||
+		fail "mount vers=$1 over rdma failed" || return 1
+	line=$(awk -v m="$MNT" '$2 == m' /proc/mounts)
+	log "mounted: $line"
+	case "$line" in
+	*proto=rdma,*) ;;
+	*) fail "mount of $MNT is not proto=rdma: $line" || return 1 ;;
+	esac
+	case "$line" in
+	*port=$NFS_PORT,*) ;;
+	*) fail "mount of $MNT is not on port $NFS_PORT: $line" || return 1 ;;
+	esac
+	case "$1" in
+	3) [[ $line == *" nfs "*vers=3,* ]] || fail "not NFSv3: $line" ;;
+	*) [[ $line == *" nfs4 "*vers=$1,* ]] || fail "not NFSv$1: $line" ;;
+	esac
+}
+
+nfs_umount() {
+	umount "$MNT" || fail "umount $MNT failed"
+}
+
+# Files that straddle every boundary the transport cares about: empty, one
+# byte, one short of a page, a page, one past 1 MiB, and a long stream.
+FILE_SIZES="0 1 4095 4096 1048577 67108864"
+
+make_files() {
+	local dir=$1 s
+	mkdir -p "$dir"
+	for s in $FILE_SIZES; do
+		[ -e "$dir/f$s" ] && continue
+		head -c "$s" /dev/urandom >"$dir/f$s" || return 1
+	done
+	(cd "$dir" && sha256sum f*) >"$dir.sha256"
+}
+
+# file_suite VERS: write the files, drop every cache, read back, compare.
+file_suite() {
+	local v=$1 src=/tmp/files dst t0 t1
+	make_files "$src" || return 1
+	nfs_mount "$v" || return 1
+	dst=$MNT/v$v
+	rm -rf "$dst"
+	mkdir "$dst" || { nfs_umount; return 1; }
+	t0=$(date +%s.%N)
+	cp "$src"/f* "$dst"/ || { fail "write failed"; nfs_umount; return 1; }
+	sync
+	t1=$(date +%s.%N)
+	log "v$v: wrote $(du -sb "$src" | cut -f1) bytes in $(echo "$t1 - $t0" | bc) s"
+	nfs_umount || return 1
+	echo 3 >/proc/sys/vm/drop_caches
+	nfs_mount "$v" || return 1
+	t0=$(date +%s.%N)
+	if ! (cd "$dst" && sha256sum -c --quiet "$src.sha256"); then
+		nfs_umount
+		fail "v$v: read-back checksums differ"
+		return 1
+	fi
+	t1=$(date +%s.%N)
+	log "v$v: read back and verified in $(echo "$t1 - $t0" | bc) s"
+	rm -rf "$dst"
+	nfs_umount
+}
+
+# unload_transports: every RPC-over-RDMA module must come out with a zero
+# reference count; anything else is a leak the test reports.
+unload_transports() {
+	local m rc=0
+	for m in xprtrdma svcrdma rpcrdma nfsrdma_wire; do
+		[ -d "/sys/module/$m" ] || continue
+		if [ "$(cat "/sys/module/$m/refcnt")" != 0 ]; then
+			fail "module $m still has refcnt $(cat "/sys/module/$m/refcnt")"
+			rc=1
+			continue
+		fi
+		rmmod "$m" || { fail "rmmod $m failed"; rc=1; }
+	done
+	return $rc
+}
+
+# guest_teardown: what must hold after every test, whatever it did.
+guest_teardown() {
+	local rc=0 t
+	if grep -qE ' nfs4? ' /proc/mounts; then
+		fail "an NFS mount was left behind"
+		umount -a -t nfs,nfs4 -f
+		rc=1
+	fi
+	if [ -d /proc/fs/nfsd ] && mountpoint -q /proc/fs/nfsd; then
+		nfs_server_stop || rc=1
+	fi
+	pkill rpc.statd
+	pkill rpcbind
+	# Unmounting hands the transports back asynchronously.
+	sleep 1
+	unload_transports || rc=1
+	t=$(cat /proc/sys/kernel/tainted)
+	# M(16) B(32) D(128) W(512) L(16384): machine check, bad page, oops,
+	# warning, soft lockup.  Out-of-tree and unsigned taints are expected.
+	if (((t & (16 | 32 | 128 | 512 | 16384)) != 0)); then
+		fail "kernel tainted: $t"
+		rc=1
+	fi
+	return $rc
+}

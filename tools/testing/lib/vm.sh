@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Booting test guests: Debian's 6.1 kernel under QEMU TCG (KVM is not usable
+# on our machines), the host root shared read-only over 9p, one results
+# directory shared read-write.  Guests have no NIC to the outside world; the
+# two-VM topology joins them to each other only, over a unix socket.
+
+VM_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+VM_KVER=${KVER:-$("$VM_TOP/scripts/kver.sh")}
+VM_KERNEL=/boot/vmlinuz-$VM_KVER
+VM_BUILD=$VM_TOP/build
+VM_INITRD=$VM_BUILD/initramfs-$VM_KVER.cpio.gz
+
+# Kernel lines (they carry a printk timestamp) that fail any test: oops,
+# BUG, WARN, panic, hung task, lockups, RCU stalls, sanitizers, lockdep,
+# kmemleak.  Userspace output never reaches the console, so no false hits.
+VM_SPLAT='^\[ *[0-9]+\.[0-9]+\] .*(Oops|BUG:|WARNING:|Kernel panic|INFO: task .* blocked for more than|soft lockup|hard LOCKUP|general protection fault|KASAN|UBSAN|kmemleak|circular locking|detected stall|Call Trace:|sysrq: Trigger a crash)'
+
+vm_initramfs() {
+	mkdir -p "$VM_BUILD"
+	if [ ! -e "$VM_INITRD" ] || [ "$VM_TOP/tools/testing/vm/init" -nt "$VM_INITRD" ] ||
+		[ "$VM_TOP/tools/testing/vm/initramfs.sh" -nt "$VM_INITRD" ]; then
+		"$VM_TOP/tools/testing/vm/initramfs.sh" "$VM_KVER" "$VM_INITRD"
+	fi
+}
+
+# vm_start NAME ROLE RUNDIR MEM_MB SMP [NETDEV_OPTS]: boot one guest in the
+# background; its serial log is RUNDIR/NAME.log, its PID RUNDIR/NAME.pid.
+vm_start() {
+	local name=$1 role=$2 rundir=$3 mem=$4 smp=$5 net=${6:-}
+	local -a netargs=()
+	if [ -n "$net" ]; then
+		netargs=(-netdev "stream,id=n0,$net"
+			-device "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:$([ "$role" = server ] && echo 01 || echo 02)")
+	fi
+	qemu-system-x86_64 -name "$name" -machine q35,accel=tcg -cpu max \
+		-smp "$smp" -m "$mem" -nodefaults -no-user-config -display none \
+		-no-reboot -serial "file:$rundir/$name.log" \
+		-kernel "$VM_KERNEL" -initrd "$VM_INITRD" \
+		-append "console=ttyS0,115200 panic=1 oops=panic printk.time=1 nfsrdma.role=$role nfsrdma.stage2=$VM_TOP/tools/testing/guest/stage2.sh" \
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-virtfs "local,path=$rundir,mount_tag=results,security_model=none,multidevs=remap" \
+		"${netargs[@]}" >"$rundir/$name.qemu" 2>&1 &
+	echo $! >"$rundir/$name.pid"
+}
+
+# vm_wait RUNDIR DEADLINE NAME...: wait for the guests to power off, killing
+# any still running at DEADLINE (seconds since the epoch).  A guest that dies
+# without a clean status makes its peer give up at once instead of waiting
+# out its own timeout.
+vm_wait() {
+	local rundir=$1 deadline=$2 name pid alive
+	shift 2
+	while :; do
+		alive=0
+		for name in "$@"; do
+			pid=$(cat "$rundir/$name.pid")
+			if kill -0 "$pid" 2>/dev/null; then
+				alive=1
+				continue
+			fi
+			tr -d '\r' <"$rundir/$name.log" 2>/dev/null | grep -q '^NFSRDMA-EXIT: 0$' ||
+				: >"$rundir/sync.abort"
+		done
+		[ "$alive" = 0 ] && break
+		if [ "$(date +%s)" -ge "$deadline" ]; then
+			for name in "$@"; do
+				pid=$(cat "$rundir/$name.pid")
+				kill -0 "$pid" 2>/dev/null || continue
+				echo timeout >"$rundir/$name.timeout"
+				kill -9 "$pid" 2>/dev/null
+			done
+			break
+		fi
+		sleep 1
+	done
+	for name in "$@"; do
+		wait "$(cat "$rundir/$name.pid")" 2>/dev/null
+	done
+	return 0
+}
+
+# vm_verdict RUNDIR NAME ROLE: print why the guest failed, if it did.
+# Fails closed: no exit status from the guest is a failure.
+vm_verdict() {
+	local rundir=$1 name=$2 role=$3 bad=0 rc splats
+	if [ -e "$rundir/$name.timeout" ]; then
+		echo "$name: timed out and was killed"
+		bad=1
+	fi
+	splats=$(tr -d '\r' <"$rundir/$name.log" | grep -E "$VM_SPLAT" | head -n 20)
+	if [ -n "$splats" ]; then
+		echo "$name: kernel reported:"
+		printf '%s\n' "$splats"
+		bad=1
+	fi
+	rc=$(cat "$rundir/$role.rc" 2>/dev/null)
+	if [ "$rc" != 0 ]; then
+		echo "$name: guest exit status '${rc:-none}'"
+		bad=1
+	fi
+	if ! tr -d '\r' <"$rundir/$name.log" | grep -q '^NFSRDMA-EXIT: 0$'; then
+		echo "$name: guest did not report a clean exit on its console"
+		bad=1
+	fi
+	if [ "$bad" != 0 ] && [ -e "$rundir/$role.out" ]; then
+		echo "$name: last lines of the test output:"
+		tail -n 15 "$rundir/$role.out"
+	fi
+	return $bad
+}
