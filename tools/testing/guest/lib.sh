@@ -63,16 +63,15 @@ transport_of() {
 	if [ "$1" = server ]; then echo "$SERVER_TRANSPORT"; else echo "$CLIENT_TRANSPORT"; fi
 }
 
-# install_ours: install the freshly built modules into the guest's module
-# tree (a tmpfs overlay) exactly as 'make install' does on a real machine.
+# install_ours: put our modules into the guest's module tree (a tmpfs
+# overlay) as 'make install' laid them out on the host, module index and
+# modprobe configuration included.
 install_ours() {
-	local dst=/lib/modules/$KVER/updates/nfsrdma
-	[ -e "$dst/xprtrdma.ko" ] && return 0
-	mkdir -p "$dst"
-	cp "$REPO/wire/nfsrdma_wire.ko" "$REPO/xprtrdma/xprtrdma.ko" \
-		"$REPO/svcrdma/svcrdma.ko" "$dst/" || return 1
-	cp "$REPO/scripts/nfsrdma.modprobe.conf" /etc/modprobe.d/nfsrdma.conf
-	depmod -a "$KVER"
+	local src=$REPO/build/modroot
+	[ -e /etc/modprobe.d/nfsrdma.conf ] && return 0
+	cp -r "$src/lib/modules/$KVER/updates" "/lib/modules/$KVER/" || return 1
+	cp "$src/lib/modules/$KVER"/modules.* "/lib/modules/$KVER/" || return 1
+	cp "$src/etc/modprobe.d/nfsrdma.conf" /etc/modprobe.d/
 }
 
 # load_transport ROLE: load the RPC-over-RDMA transport the test chose for

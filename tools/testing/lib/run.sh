@@ -43,6 +43,13 @@ run_instance() {
 		CLIENT_TRANSPORT=$client
 		SERVER_TRANSPORT=$server
 	EOT
+	if [ "$client" = ours ] || [ "$server" = ours ]; then
+		if ! vm_stage_ours >"$rundir/stage-ours.log" 2>&1; then
+			tap_result fail "$id: 'make install' into the guest image failed"
+			tap_diag "$(tail -n 20 "$rundir/stage-ours.log")"
+			return
+		fi
+	fi
 	deadline=$(($(date +%s) + $(test_timeout "$test")))
 	if [ "$topo" = 1vm ]; then
 		vms="single"

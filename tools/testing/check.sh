@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh: everything 'make check' runs, as one TAP stream ending in the
+# "N passed, N failed" line CI reads.  Stages: W=1 + sparse build, kernel-doc,
+# codec unit tests (ASan/UBSan), codec fuzz smoke, then the VM tests listed
+# in tests.conf.  Set CHECK_VM=PATTERN to run only matching VM tests, and
+# FUZZ_SECONDS to change the fuzz budget.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+# shellcheck source=tools/testing/lib/run.sh
+. "$here/lib/run.sh"
+
+logs=$RESULTS/check
+rm -rf "$logs"
+mkdir -p "$logs"
+start=$(date +%s)
+
+# stage NAME DESCRIPTION CMD...: run a host-side stage, one TAP line.
+stage() {
+	local name=$1 desc=$2 t0
+	shift 2
+	t0=$(date +%s)
+	if "$@" >"$logs/$name.log" 2>&1; then
+		tap_result ok "$desc ($(($(date +%s) - t0)) s)"
+		return 0
+	fi
+	tap_result fail "$desc"
+	tap_diag "$(tail -n 25 "$logs/$name.log")" "log: $logs/$name.log"
+	return 1
+}
+
+kdir=/lib/modules/$VM_KVER/build
+built=0
+stage build "build: modules with W=1 and sparse, no diagnostics" \
+	"$top/scripts/lint.sh" "$kdir" build && built=1
+stage kernel-doc "kernel-doc -none clean" "$top/scripts/lint.sh" "$kdir" doc
+stage codec-unit "codec: unit tests under ASan and UBSan" \
+	make -C "$here/wire" check
+stage codec-fuzz "codec: libFuzzer on the decoders for ${FUZZ_SECONDS:-60} s" \
+	make -C "$here/wire" fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+
+if [ "$built" = 1 ] && vm_initramfs >"$logs/initramfs.log" 2>&1; then
+	while read -r t topo c s expect; do
+		case "$t" in '#'* | '') continue ;; esac
+		if [ -n "${CHECK_VM:-}" ] &&
+			! echo "$t $topo $c $s $expect" | grep -q -- "$CHECK_VM"; then
+			continue
+		fi
+		run_instance "$t" "$topo" "$c" "$s" "$expect"
+	done <"$here/tests.conf"
+else
+	# Fail closed: VM tests that could not run are failures, not skips.
+	tap_result fail "VM tests: not run (the build or the initramfs failed)"
+fi
+
+echo "# make check wall time: $(($(date +%s) - start)) s"
+tap_summary
