@@ -59,6 +59,37 @@ await() {
 	fail "timed out waiting for $1"
 }
 
+# serve_nfs SECONDS: the server VM's whole part in a two-VM NFS test:
+# serve until the client says it is done (or SECONDS pass), then stop.
+serve_nfs() {
+	local rc=0
+	nfs_server_start || { signal abort; return 1; }
+	signal server-ready
+	await client-done "$1" || rc=1
+	nfs_server_stop || rc=1
+	return $rc
+}
+
+# as_client CMD...: the client VM's part: wait for the server, run CMD,
+# and release the server whatever CMD returned.
+as_client() {
+	local rc=0
+	await server-ready 300 || return 1
+	"$@" || rc=1
+	signal client-done
+	return $rc
+}
+
+# local_nfs CMD...: one VM plays both parts: serve, run CMD as the client,
+# stop serving.
+local_nfs() {
+	local rc=0
+	nfs_server_start || return 1
+	"$@" || rc=1
+	nfs_server_stop || rc=1
+	return $rc
+}
+
 transport_of() {
 	if [ "$1" = server ]; then echo "$SERVER_TRANSPORT"; else echo "$CLIENT_TRANSPORT"; fi
 }
@@ -126,8 +157,16 @@ net_up() {
 }
 
 guest_prepare() {
-	mount -t tmpfs tmpfs /run
-	mount -t tmpfs tmpfs /tmp
+	local d
+	# Fresh /run and /tmp hide the host's runtime state, but must not hide
+	# the checkout itself (CI may clone under /tmp).  Writes land in the
+	# overlay's tmpfs either way.
+	for d in /run /tmp; do
+		case "$REPO/" in
+		"$d"/*) ;;
+		*) mount -t tmpfs tmpfs "$d" ;;
+		esac
+	done
 	mkdir -p /dev/pts /dev/shm
 	mount -t devpts devpts /dev/pts
 	mount -t tmpfs tmpfs /dev/shm

@@ -33,18 +33,9 @@ demo_client() {
 }
 
 test_server() {
-	local rc=0
-	nfs_server_start || { signal abort; return 1; }
-	signal server-ready
-	await client-done 500 || rc=1
-	nfs_server_stop || rc=1
-	return $rc
+	serve_nfs 500
 }
 
 test_client() {
-	local rc=0
-	await server-ready 300 || return 1
-	subtest demo demo_client || rc=1
-	signal client-done
-	return $rc
+	as_client subtest demo demo_client
 }

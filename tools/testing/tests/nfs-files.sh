@@ -17,26 +17,13 @@ run_versions() {
 }
 
 test_single() {
-	local rc=0
-	nfs_server_start || return 1
-	run_versions || rc=1
-	nfs_server_stop || rc=1
-	return $rc
+	local_nfs run_versions
 }
 
 test_server() {
-	local rc=0
-	nfs_server_start || { signal abort; return 1; }
-	signal server-ready
-	await client-done 1100 || rc=1
-	nfs_server_stop || rc=1
-	return $rc
+	serve_nfs 1100
 }
 
 test_client() {
-	local rc=0
-	await server-ready 300 || return 1
-	run_versions || rc=1
-	signal client-done
-	return $rc
+	as_client run_versions
 }
