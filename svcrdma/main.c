@@ -1,21 +1,60 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * svcrdma: the RPC-over-RDMA Version 1 server transport.
- *
- * The module is a shell until the transport lands: it loads and unloads
- * cleanly so that packaging, install and the test harness can be proven
- * against it first.
+ * svcrdma: the RPC-over-RDMA Version 1 server transport (RFC 8166,
+ * RFC 8267, RFC 8797) for knfsd.  Registers svc_xprt class "rdma".
  */
 
 #include <linux/module.h>
+#include <linux/moduleparam.h>
+
+#include "svcrdma.h"
+
+unsigned int svcrdma_credits = 64;
+module_param_named(credits, svcrdma_credits, uint, 0444);
+MODULE_PARM_DESC(credits, "RPC credits granted per connection (8-1024, default 64)");
+
+unsigned int svcrdma_max_inline = 4096;
+module_param_named(max_inline, svcrdma_max_inline, uint, 0444);
+MODULE_PARM_DESC(max_inline,
+		 "receive buffer size and largest inline reply in bytes (1024-65536, multiple of 1024, default 4096)");
 
 static int __init svcrdma_init(void)
 {
+	int ret;
+
+	if (svcrdma_credits < 8 || svcrdma_credits > 1024) {
+		pr_err("svcrdma: credits=%u is outside 8-1024\n",
+		       svcrdma_credits);
+		return -EINVAL;
+	}
+	if (svcrdma_max_inline < 1024 || svcrdma_max_inline > 65536 ||
+	    svcrdma_max_inline % 1024) {
+		pr_err("svcrdma: max_inline=%u must be a multiple of 1024 in 1024-65536\n",
+		       svcrdma_max_inline);
+		return -EINVAL;
+	}
+
+	ret = svcrdma_devices_init();
+	if (ret)
+		return ret;
+	ret = svc_reg_xprt_class(&svcrdma_class);
+	if (ret == -EEXIST) {
+		pr_err("svcrdma: transport class \"rdma\" is already registered, most likely by the in-tree rpcrdma module; unload it first (modprobe -r rpcrdma)\n");
+		goto unregister_devices;
+	}
+	if (ret)
+		goto unregister_devices;
 	return 0;
+
+unregister_devices:
+	svcrdma_devices_exit();
+	return ret;
 }
 
 static void __exit svcrdma_exit(void)
 {
+	svc_unreg_xprt_class(&svcrdma_class);
+	svcrdma_devices_exit();
 }
 
 module_init(svcrdma_init);

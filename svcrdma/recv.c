@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svcrdma: receive contexts and the receive path.
+ *
+ * A receive context stays with its call from the Receive completion
+ * until nfsd releases the request (xpo_release_ctxt), because the reply
+ * needs the call's Write list and Reply chunk.  We post twice the credit
+ * grant so that a client sending its next call right after our reply
+ * still finds a buffer while nfsd is releasing the previous one.
+ *
+ * The call is assembled in rqstp->rq_pages as one flat XDR stream, as
+ * the TCP transport does: inline bytes are copied, Read chunk data is
+ * pulled there directly with RDMA Read, at the place the chunk's
+ * position says, followed by its XDR padding and the rest of the inline
+ * message.
+ */
+
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/highmem.h>
+#include <linux/sunrpc/svc.h>
+#include <linux/sunrpc/xdr.h>
+
+#include "svcrdma.h"
+
+static void svcrdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct svcrdma_recv_ctxt *rc =
+		container_of(wc->wr_cqe, struct svcrdma_recv_ctxt, cqe);
+	struct svcrdma_xprt *xp = rc->xp;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_warn_ratelimited("svcrdma: receive from %s failed: %s\n",
+					    xp->xprt.xpt_remotebuf,
+					    ib_wc_status_msg(wc->status));
+		svc_xprt_deferred_close(&xp->xprt);
+		return;
+	}
+
+	rc->byte_len = wc->byte_len;
+	spin_lock(&xp->ready_lock);
+	list_add_tail(&rc->node, &xp->ready);
+	spin_unlock(&xp->ready_lock);
+	set_bit(XPT_DATA, &xp->xprt.xpt_flags);
+	svc_xprt_enqueue(&xp->xprt);
+}
+
+static int svcrdma_recv_post(struct svcrdma_recv_ctxt *rc)
+{
+	return ib_post_recv(rc->xp->qp, &rc->wr, NULL);
+}
+
+static void svcrdma_recv_free(struct svcrdma_xprt *xp,
+			      struct svcrdma_recv_ctxt *rc)
+{
+	ib_dma_unmap_single(xp->dev, rc->sge.addr, xp->recv_size,
+			    DMA_FROM_DEVICE);
+	kfree(rc->buf);
+	kfree(rc);
+}
+
+static struct svcrdma_recv_ctxt *svcrdma_recv_alloc(struct svcrdma_xprt *xp)
+{
+	struct svcrdma_recv_ctxt *rc;
+	u64 addr;
+
+	rc = kzalloc(sizeof(*rc), GFP_KERNEL);
+	if (!rc)
+		goto out;
+	rc->buf = kmalloc(xp->recv_size, GFP_KERNEL);
+	if (!rc->buf)
+		goto free_ctxt;
+	addr = ib_dma_map_single(xp->dev, rc->buf, xp->recv_size,
+				 DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(xp->dev, addr))
+		goto free_buf;
+
+	rc->xp = xp;
+	INIT_LIST_HEAD(&rc->node);
+	rc->cqe.done = svcrdma_recv_done;
+	rc->sge.addr = addr;
+	rc->sge.length = xp->recv_size;
+	rc->sge.lkey = xp->pd->local_dma_lkey;
+	rc->wr.wr_cqe = &rc->cqe;
+	rc->wr.sg_list = &rc->sge;
+	rc->wr.num_sge = 1;
+	return rc;
+
+free_buf:
+	kfree(rc->buf);
+free_ctxt:
+	kfree(rc);
+out:
+	return NULL;
+}
+
+/**
+ * svcrdma_recvs_create - allocate and post the receive ring
+ * @xp: connection whose QP exists but is not yet connected
+ *
+ * Context: nfsd thread (xpo_accept); may sleep.
+ *
+ * Return: 0, -ENOMEM, or the error from ib_post_recv().  On error the
+ * contexts allocated so far stay in @xp->recvs for
+ * svcrdma_recvs_destroy().
+ */
+int svcrdma_recvs_create(struct svcrdma_xprt *xp)
+{
+	unsigned int i, depth = xp->nr_recvs;
+	int ret;
+
+	xp->nr_recvs = 0;
+	xp->recvs = kcalloc(depth, sizeof(*xp->recvs), GFP_KERNEL);
+	if (!xp->recvs)
+		return -ENOMEM;
+	for (i = 0; i < depth; i++) {
+		struct svcrdma_recv_ctxt *rc = svcrdma_recv_alloc(xp);
+
+		if (!rc)
+			return -ENOMEM;
+		xp->recvs[xp->nr_recvs++] = rc;
+		ret = svcrdma_recv_post(rc);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * svcrdma_recvs_destroy - free every receive context
+ * @xp: connection whose QP has been drained, so no Receive is in flight
+ *
+ * Context: process (xpo_free).
+ */
+void svcrdma_recvs_destroy(struct svcrdma_xprt *xp)
+{
+	unsigned int i;
+
+	for (i = 0; i < xp->nr_recvs; i++)
+		svcrdma_recv_free(xp, xp->recvs[i]);
+	kfree(xp->recvs);
+	xp->recvs = NULL;
+	xp->nr_recvs = 0;
+}
+
+/*
+ * Take the oldest received message.  XPT_DATA is cleared before the list
+ * is looked at so that a completion racing with us either lands on the
+ * list we are about to see or sets XPT_DATA again after we clear it.
+ */
+static struct svcrdma_recv_ctxt *svcrdma_ready_pop(struct svcrdma_xprt *xp)
+{
+	struct svcrdma_recv_ctxt *rc;
+
+	clear_bit(XPT_DATA, &xp->xprt.xpt_flags);
+	smp_mb__after_atomic();
+	spin_lock(&xp->ready_lock);
+	rc = list_first_entry_or_null(&xp->ready, struct svcrdma_recv_ctxt,
+				      node);
+	if (rc) {
+		list_del_init(&rc->node);
+		if (!list_empty(&xp->ready))
+			set_bit(XPT_DATA, &xp->xprt.xpt_flags);
+	}
+	spin_unlock(&xp->ready_lock);
+	return rc;
+}
+
+/* Copy @len bytes to byte @off of the flat stream held in @pages. */
+static void svcrdma_stream_write(struct page **pages, u32 off,
+				 const void *src, u32 len)
+{
+	while (len) {
+		u32 poff = offset_in_page(off);
+		u32 n = min_t(u32, len, PAGE_SIZE - poff);
+
+		if (src) {
+			memcpy(page_address(pages[off >> PAGE_SHIFT]) + poff,
+			       src, n);
+			src += n;
+		} else {
+			memset(page_address(pages[off >> PAGE_SHIFT]) + poff,
+			       0, n);
+		}
+		off += n;
+		len -= n;
+	}
+}
+
+/*
+ * Queue RDMA Reads for the segments of the Read chunk starting at
+ * hdr->read[*idx], landing at byte @off of the stream.  Advances *idx past
+ * the chunk and returns the chunk's length, or a negative errno.
+ */
+static long svcrdma_read_chunk(struct svcrdma_xprt *xp,
+			       struct svcrdma_rw_set *set,
+			       const struct xdr_buf *stream,
+			       const struct nfsrdma_wire_hdr *hdr,
+			       unsigned int *idx, u32 off, u32 limit)
+{
+	u32 pos = hdr->read[*idx].position;
+	u32 total = 0;
+	int ret;
+
+	for (; *idx < hdr->nr_read && hdr->read[*idx].position == pos;
+	     (*idx)++) {
+		const struct nfsrdma_wire_seg *seg = &hdr->read[*idx].seg;
+
+		if (!seg->length)
+			continue;
+		if (seg->length > limit || off + total > limit - seg->length)
+			return -E2BIG;
+		ret = svcrdma_rw_add(xp, set, stream, off + total,
+				     seg->length, seg->handle, seg->offset);
+		if (ret)
+			return ret;
+		total += seg->length;
+	}
+	return total;
+}
+
+/*
+ * Build the call's XDR stream in rqstp->rq_pages and point rq_arg at it.
+ *
+ * Positions count bytes of the complete stream, chunk data included, so
+ * the inline offset of a chunk is its position less the chunk bytes (and
+ * padding) already inserted before it.
+ *
+ * Return: stream length, -EINVAL/-E2BIG for a call we answer with
+ * ERR_CHUNK, or another negative errno for a broken connection.
+ */
+static int svcrdma_build_call(struct svc_rqst *rqstp, struct svcrdma_xprt *xp,
+			      struct svcrdma_recv_ctxt *rc)
+{
+	const struct nfsrdma_wire_hdr *hdr = &rc->hdr;
+	const u8 *inl = (const u8 *)rc->buf + hdr->hdr_len;
+	u32 inl_len = rc->byte_len - hdr->hdr_len;
+	/* Leave at least one page for the reply. */
+	u32 limit = (rqstp->rq_page_end - rqstp->rq_pages - 1) << PAGE_SHIFT;
+	struct xdr_buf stream = {
+		.pages = rqstp->rq_pages,
+		.page_len = limit,
+		.buflen = limit,
+		.len = limit,
+	};
+	struct svcrdma_rw_set set;
+	struct xdr_buf *arg = &rqstp->rq_arg;
+	u32 out = 0, cur = 0, shift = 0;
+	unsigned int i = 0, pages;
+	long clen;
+	int ret;
+
+	svcrdma_rw_init(&set, DMA_FROM_DEVICE);
+
+	if (hdr->proc == NFSRDMA_WIRE_PROC_NOMSG) {
+		/*
+		 * The whole call is in the Position-zero chunk.  A second
+		 * chunk would have to be spliced into data we have not
+		 * read yet; no client sends one, so refuse it.
+		 */
+		clen = svcrdma_read_chunk(xp, &set, &stream, hdr, &i, 0, limit);
+		if (clen < 0) {
+			ret = clen;
+			goto out;
+		}
+		if (i != hdr->nr_read || !clen) {
+			ret = -EINVAL;
+			goto out;
+		}
+		out = clen;
+	} else {
+		while (i < hdr->nr_read) {
+			u32 pos = hdr->read[i].position;
+			u32 at;
+
+			if (pos < shift || pos - shift < cur ||
+			    pos - shift > inl_len) {
+				ret = -EINVAL;
+				goto out;
+			}
+			at = pos - shift;
+			if (at - cur > limit - out) {
+				ret = -E2BIG;
+				goto out;
+			}
+			svcrdma_stream_write(rqstp->rq_pages, out, inl + cur,
+					     at - cur);
+			out += at - cur;
+			cur = at;
+
+			clen = svcrdma_read_chunk(xp, &set, &stream, hdr, &i,
+						  out, limit);
+			if (clen < 0) {
+				ret = clen;
+				goto out;
+			}
+			out += clen;
+			/* The chunk omits the XDR roundup; put it back. */
+			if (xdr_pad_size(clen) > limit - out) {
+				ret = -E2BIG;
+				goto out;
+			}
+			svcrdma_stream_write(rqstp->rq_pages, out, NULL,
+					     xdr_pad_size(clen));
+			out += xdr_pad_size(clen);
+			shift += clen + xdr_pad_size(clen);
+		}
+		if (inl_len - cur > limit - out) {
+			ret = -E2BIG;
+			goto out;
+		}
+		svcrdma_stream_write(rqstp->rq_pages, out, inl + cur,
+				     inl_len - cur);
+		out += inl_len - cur;
+	}
+
+	if (out < 8) {	/* not even an XID and a direction */
+		ret = -EINVAL;
+		goto out;
+	}
+	if (set.nr_wrs) {
+		ret = svcrdma_rw_read_wait(xp, &set);
+		if (ret)
+			goto out;
+	}
+
+	arg->head[0].iov_base = page_address(rqstp->rq_pages[0]);
+	arg->head[0].iov_len = min_t(u32, out, PAGE_SIZE);
+	arg->pages = rqstp->rq_pages + 1;
+	arg->page_base = 0;
+	arg->page_len = out - arg->head[0].iov_len;
+	arg->tail[0].iov_base = NULL;
+	arg->tail[0].iov_len = 0;
+	arg->len = out;
+	arg->buflen = out;
+	pages = DIV_ROUND_UP(out, PAGE_SIZE);
+	rqstp->rq_respages = rqstp->rq_pages + pages;
+	rqstp->rq_next_page = rqstp->rq_respages + 1;
+	ret = out;
+out:
+	svcrdma_rw_release(xp, &set);
+	return ret;
+}
+
+/**
+ * svcrdma_recvfrom - xpo_recvfrom: hand the next received call to nfsd
+ * @rqstp: the nfsd thread's request
+ *
+ * Malformed transport headers are answered with RDMA_ERROR (ERR_VERS or
+ * ERR_CHUNK) and the call is dropped; the connection stays up.
+ *
+ * Context: nfsd thread holding XPT_BUSY on the transport; may sleep
+ * (waits for RDMA Reads).
+ *
+ * Return: length of the call in rqstp->rq_arg, or 0 if there was nothing
+ * to hand over.
+ */
+int svcrdma_recvfrom(struct svc_rqst *rqstp)
+{
+	struct svc_xprt *xprt = rqstp->rq_xprt;
+	struct svcrdma_xprt *xp = svcrdma_of(xprt);
+	struct svcrdma_recv_ctxt *rc;
+	struct nfsrdma_wire_hdr *hdr;
+	int ret;
+
+	rqstp->rq_xprt_ctxt = NULL;
+	rc = svcrdma_ready_pop(xp);
+	/* Let another thread take the next message while we work. */
+	svc_xprt_received(xprt);
+	if (!rc)
+		return 0;
+	/* From here on svc_xprt_release() reposts @rc via xpo_release_ctxt. */
+	rqstp->rq_xprt_ctxt = rc;
+	rc->nr_payloads = 0;
+	hdr = &rc->hdr;
+
+	ib_dma_sync_single_for_cpu(xp->dev, rc->sge.addr, rc->byte_len,
+				   DMA_FROM_DEVICE);
+	ret = nfsrdma_wire_decode(hdr, rc->buf, rc->byte_len);
+	if (ret) {
+		if (rc->byte_len < NFSRDMA_WIRE_PREFIX_SIZE) {
+			pr_warn_ratelimited("svcrdma: %s sent a %u-byte message, dropped\n",
+					    xprt->xpt_remotebuf, rc->byte_len);
+			return 0;
+		}
+		goto reject;
+	}
+	if (hdr->proc == NFSRDMA_WIRE_PROC_ERROR) {
+		/* Never answer an error with an error. */
+		pr_warn_ratelimited("svcrdma: %s sent RDMA_ERROR as a call, dropped\n",
+				    xprt->xpt_remotebuf);
+		return 0;
+	}
+	ret = nfsrdma_wire_check_inline(hdr, rc->byte_len - hdr->hdr_len,
+					NFSRDMA_WIRE_DIR_CALL);
+	if (ret)
+		goto reject;
+
+	ret = svcrdma_build_call(rqstp, xp, rc);
+	if (ret == -EINVAL || ret == -E2BIG)
+		goto reject;
+	if (ret < 0) {
+		svc_xprt_deferred_close(xprt);
+		return 0;
+	}
+
+	rqstp->rq_prot = IPPROTO_MAX;
+	clear_bit(RQ_LOCAL, &rqstp->rq_flags);
+	svc_xprt_copy_addrs(rqstp, xprt);
+	return ret;
+
+reject:
+	pr_warn_ratelimited("svcrdma: bad transport header from %s (xid 0x%08x): %d\n",
+			    xprt->xpt_remotebuf, be32_to_cpu(hdr->xid), ret);
+	svcrdma_send_error(xp, hdr->xid, ret);
+	return 0;
+}
+
+/**
+ * svcrdma_release_ctxt - xpo_release_ctxt: repost a call's receive buffer
+ * @xprt: transport the call arrived on
+ * @ctxt: the struct svcrdma_recv_ctxt, or NULL
+ *
+ * Context: nfsd thread, after the reply was sent or the call dropped.
+ */
+void svcrdma_release_ctxt(struct svc_xprt *xprt, void *ctxt)
+{
+	struct svcrdma_recv_ctxt *rc = ctxt;
+
+	if (!rc)
+		return;
+	/* On a dead QP this just completes with a flush error. */
+	if (svcrdma_recv_post(rc))
+		svc_xprt_deferred_close(xprt);
+}

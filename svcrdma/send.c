@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svcrdma: send contexts and the reply path.
+ *
+ * A reply leaves in one of three shapes (RFC 8166 section 3.5):
+ *  - DDP payloads nfsd reported through xpo_result_payload are RDMA
+ *    Written into the client's Write chunks and cut out of the stream;
+ *  - what remains goes inline in an RDMA_MSG if it fits the client's
+ *    receive buffers, else it is RDMA Written into the Reply chunk and
+ *    an RDMA_NOMSG carries just the transport header;
+ *  - a reply that fits neither is refused with ERR_CHUNK.
+ * RDMA Writes are chained in front of the Send, so one post carries the
+ * whole reply and the Send's completion means every Write finished.
+ *
+ * sendto waits for that completion: the Writes read nfsd's reply pages,
+ * which nfsd releases as soon as sendto returns.
+ */
+
+#include <linux/slab.h>
+#include <linux/sunrpc/svc.h>
+#include <linux/sunrpc/xdr.h>
+
+#include "svcrdma.h"
+
+static void svcrdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct svcrdma_send_ctxt *sc =
+		container_of(wc->wr_cqe, struct svcrdma_send_ctxt, cqe);
+	struct svcrdma_xprt *xp = sc->xp;
+
+	sc->status = wc->status;
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_warn_ratelimited("svcrdma: send to %s failed: %s\n",
+					    xp->xprt.xpt_remotebuf,
+					    ib_wc_status_msg(wc->status));
+		svc_xprt_deferred_close(&xp->xprt);
+	}
+	complete(&sc->done);
+}
+
+/**
+ * svcrdma_sends_create - allocate the send context pool
+ * @xp: connection with a PD and a known @xp->inline_send
+ *
+ * Context: nfsd thread (xpo_accept); may sleep.
+ *
+ * Return: 0 or -ENOMEM; contexts allocated so far stay in @xp->sends for
+ * svcrdma_sends_destroy().
+ */
+int svcrdma_sends_create(struct svcrdma_xprt *xp)
+{
+	unsigned int i, nr = xp->nr_sends;
+
+	xp->nr_sends = 0;
+	xp->sends = kcalloc(nr, sizeof(*xp->sends), GFP_KERNEL);
+	if (!xp->sends)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		struct svcrdma_send_ctxt *sc;
+		u64 addr;
+
+		sc = kzalloc(sizeof(*sc), GFP_KERNEL);
+		if (!sc)
+			return -ENOMEM;
+		sc->buf = kmalloc(xp->inline_send, GFP_KERNEL);
+		if (!sc->buf) {
+			kfree(sc);
+			return -ENOMEM;
+		}
+		addr = ib_dma_map_single(xp->dev, sc->buf, xp->inline_send,
+					 DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(xp->dev, addr)) {
+			kfree(sc->buf);
+			kfree(sc);
+			return -ENOMEM;
+		}
+		sc->xp = xp;
+		sc->cqe.done = svcrdma_send_done;
+		sc->sge.addr = addr;
+		sc->sge.lkey = xp->pd->local_dma_lkey;
+		sc->wr.wr_cqe = &sc->cqe;
+		sc->wr.sg_list = &sc->sge;
+		sc->wr.num_sge = 1;
+		sc->wr.opcode = IB_WR_SEND;
+		sc->wr.send_flags = IB_SEND_SIGNALED;
+		init_completion(&sc->done);
+		xp->sends[xp->nr_sends++] = sc;
+		list_add_tail(&sc->node, &xp->send_free);
+	}
+	return 0;
+}
+
+/**
+ * svcrdma_sends_destroy - free the send context pool
+ * @xp: connection whose QP has been drained
+ *
+ * Context: process (xpo_free).
+ */
+void svcrdma_sends_destroy(struct svcrdma_xprt *xp)
+{
+	unsigned int i;
+
+	for (i = 0; i < xp->nr_sends; i++) {
+		struct svcrdma_send_ctxt *sc = xp->sends[i];
+
+		ib_dma_unmap_single(xp->dev, sc->sge.addr, xp->inline_send,
+				    DMA_TO_DEVICE);
+		kfree(sc->buf);
+		kfree(sc);
+	}
+	kfree(xp->sends);
+	xp->sends = NULL;
+	xp->nr_sends = 0;
+	INIT_LIST_HEAD(&xp->send_free);
+}
+
+static struct svcrdma_send_ctxt *svcrdma_send_try(struct svcrdma_xprt *xp)
+{
+	struct svcrdma_send_ctxt *sc;
+
+	spin_lock(&xp->send_lock);
+	sc = list_first_entry_or_null(&xp->send_free, struct svcrdma_send_ctxt,
+				      node);
+	if (sc)
+		list_del_init(&sc->node);
+	spin_unlock(&xp->send_lock);
+	return sc;
+}
+
+/* There are as many contexts as credits, so waiting here is rare. */
+static struct svcrdma_send_ctxt *svcrdma_send_get(struct svcrdma_xprt *xp)
+{
+	struct svcrdma_send_ctxt *sc = NULL;
+
+	wait_event(xp->send_wait, (sc = svcrdma_send_try(xp)) ||
+		   svc_xprt_is_dead(&xp->xprt));
+	return sc;
+}
+
+static void svcrdma_send_put(struct svcrdma_xprt *xp,
+			     struct svcrdma_send_ctxt *sc)
+{
+	spin_lock(&xp->send_lock);
+	list_add(&sc->node, &xp->send_free);
+	spin_unlock(&xp->send_lock);
+	wake_up(&xp->send_wait);
+}
+
+/*
+ * Post @set's Writes (if any) followed by a Send of the first @len bytes
+ * of @sc->buf, and wait for the Send to complete.
+ */
+static int svcrdma_post_send(struct svcrdma_xprt *xp,
+			     struct svcrdma_send_ctxt *sc, u32 len,
+			     struct svcrdma_rw_set *set)
+{
+	unsigned int nr = 1 + (set ? set->nr_wrs : 0);
+	const struct ib_send_wr *bad;
+	struct ib_send_wr *first;
+	int ret;
+
+	ret = svcrdma_sq_get(xp, nr);
+	if (ret)
+		return ret;
+	sc->sge.length = len;
+	sc->wr.next = NULL;
+	ib_dma_sync_single_for_device(xp->dev, sc->sge.addr, len,
+				      DMA_TO_DEVICE);
+	reinit_completion(&sc->done);
+	first = &sc->wr;
+	if (set && set->nr_wrs)
+		first = svcrdma_rw_chain(xp, set, &sc->wr);
+	ret = ib_post_send(xp->qp, first, &bad);
+	if (ret) {
+		svc_xprt_deferred_close(&xp->xprt);
+		svcrdma_sq_put(xp, nr);
+		return -ENOTCONN;
+	}
+	wait_for_completion(&sc->done);
+	svcrdma_sq_put(xp, nr);
+	return sc->status == IB_WC_SUCCESS ? 0 : -ENOTCONN;
+}
+
+/**
+ * svcrdma_send_error - answer a call with RDMA_ERROR
+ * @xp: connection the call came on
+ * @xid: the call's XID, as received
+ * @err: decoder error; -EPROTONOSUPPORT sends ERR_VERS, anything else
+ *	ERR_CHUNK
+ *
+ * Context: nfsd thread; may sleep.
+ */
+void svcrdma_send_error(struct svcrdma_xprt *xp, __be32 xid, int err)
+{
+	struct svcrdma_send_ctxt *sc;
+	int len;
+
+	sc = svcrdma_send_get(xp);
+	if (!sc)
+		return;
+	if (err == -EPROTONOSUPPORT)
+		len = nfsrdma_wire_encode_err_vers(sc->buf, xp->inline_send, xid,
+						   xp->credits,
+						   NFSRDMA_WIRE_VERSION,
+						   NFSRDMA_WIRE_VERSION);
+	else
+		len = nfsrdma_wire_encode_err_chunk(sc->buf, xp->inline_send,
+						    xid, xp->credits);
+	if (len > 0)
+		svcrdma_post_send(xp, sc, len, NULL);
+	svcrdma_send_put(xp, sc);
+}
+
+/**
+ * svcrdma_result_payload - xpo_result_payload: note a DDP-eligible result
+ * @rqstp: request being answered
+ * @offset: payload's byte offset in rqstp->rq_res
+ * @length: payload length in bytes
+ *
+ * The n-th payload nfsd reports goes to the call's n-th Write chunk;
+ * payloads without a chunk stay in the inline stream.
+ *
+ * Context: nfsd thread, while encoding the reply.
+ *
+ * Return: 0.
+ */
+int svcrdma_result_payload(struct svc_rqst *rqstp, unsigned int offset,
+			   unsigned int length)
+{
+	struct svcrdma_recv_ctxt *rc = rqstp->rq_xprt_ctxt;
+
+	if (!rc || rc->nr_payloads >= rc->hdr.nr_write ||
+	    rc->nr_payloads >= ARRAY_SIZE(rc->payloads))
+		return 0;
+	rc->payloads[rc->nr_payloads].offset = offset;
+	rc->payloads[rc->nr_payloads].length = length;
+	rc->nr_payloads++;
+	return 0;
+}
+
+/*
+ * A cursor over the segments of one chunk in the reply header being built.
+ * Writing advances it; each segment's length becomes the bytes written.
+ */
+struct svcrdma_chunk_cursor {
+	struct nfsrdma_wire_seg *segs;	/* in the reply header */
+	const struct nfsrdma_wire_seg *offered;	/* from the call */
+	u32 nr;
+	u32 idx;
+	u32 used;			/* bytes written into segs[idx] */
+};
+
+static void svcrdma_cursor_init(struct svcrdma_chunk_cursor *cur,
+				struct nfsrdma_wire_seg *segs,
+				const struct nfsrdma_wire_seg *offered, u32 nr)
+{
+	u32 i;
+
+	cur->segs = segs;
+	cur->offered = offered;
+	cur->nr = nr;
+	cur->idx = 0;
+	cur->used = 0;
+	for (i = 0; i < nr; i++) {
+		segs[i] = offered[i];
+		segs[i].length = 0;
+	}
+}
+
+/* RDMA Write bytes [off, off + len) of @xdr through the chunk cursor. */
+static int svcrdma_cursor_write(struct svcrdma_xprt *xp,
+				struct svcrdma_rw_set *set,
+				struct svcrdma_chunk_cursor *cur,
+				const struct xdr_buf *xdr, u32 off, u32 len)
+{
+	int ret;
+
+	while (len) {
+		const struct nfsrdma_wire_seg *seg;
+		u32 n;
+
+		if (cur->idx >= cur->nr)
+			return -E2BIG;	/* the client offered too little */
+		seg = &cur->offered[cur->idx];
+		if (cur->used == seg->length) {
+			cur->idx++;
+			cur->used = 0;
+			continue;
+		}
+		n = min(len, seg->length - cur->used);
+		ret = svcrdma_rw_add(xp, set, xdr, off, n, seg->handle,
+				     seg->offset + cur->used);
+		if (ret)
+			return ret;
+		cur->used += n;
+		cur->segs[cur->idx].length = cur->used;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Byte ranges of rq_res that the reply keeps after Write chunk removal. */
+struct svcrdma_pieces {
+	unsigned int nr;
+	struct {
+		u32 off;
+		u32 len;
+	} p[NFSRDMA_WIRE_MAX_WRITE_CHUNKS + 1];
+	u32 total;
+};
+
+static int svcrdma_pieces_build(struct svcrdma_pieces *pc,
+				const struct svcrdma_recv_ctxt *rc,
+				u32 xdr_len)
+{
+	u32 cur = 0;
+	unsigned int i;
+
+	pc->nr = 0;
+	pc->total = 0;
+	for (i = 0; i < rc->nr_payloads; i++) {
+		u32 off = rc->payloads[i].offset;
+		u32 end;
+
+		/* nfsd's own numbers, but check them: they index memory. */
+		if (off < cur || off > xdr_len ||
+		    rc->payloads[i].length > xdr_len - off)
+			return -EINVAL;
+		/* The XDR roundup goes with the payload (RFC 8166 3.4.5). */
+		end = min_t(u32, xdr_len, off + xdr_align_size(rc->payloads[i].length));
+		pc->p[pc->nr].off = cur;
+		pc->p[pc->nr].len = off - cur;
+		pc->total += off - cur;
+		pc->nr++;
+		cur = end;
+	}
+	pc->p[pc->nr].off = cur;
+	pc->p[pc->nr].len = xdr_len - cur;
+	pc->total += xdr_len - cur;
+	pc->nr++;
+	return 0;
+}
+
+/*
+ * Fill in the reply header and the Writes for every Write chunk, then
+ * decide inline versus Reply chunk.  Returns the Send length, or
+ * -E2BIG/-EINVAL when the client's chunks cannot carry this reply.
+ */
+static int svcrdma_build_reply(struct svcrdma_xprt *xp,
+			       struct svcrdma_send_ctxt *sc,
+			       struct svcrdma_rw_set *set,
+			       const struct svcrdma_recv_ctxt *rc,
+			       const struct xdr_buf *xdr)
+{
+	const struct nfsrdma_wire_hdr *call = &rc->hdr;
+	struct nfsrdma_wire_hdr *rep = &sc->hdr;
+	struct svcrdma_chunk_cursor cur;
+	struct svcrdma_pieces pc;
+	unsigned int i, nseg = 0;
+	int hlen, ret;
+
+	ret = svcrdma_pieces_build(&pc, rc, xdr->len);
+	if (ret)
+		return ret;
+
+	rep->xid = call->xid;
+	rep->vers = NFSRDMA_WIRE_VERSION;
+	rep->credits = xp->credits;
+	rep->proc = NFSRDMA_WIRE_PROC_MSG;
+	rep->nr_read = 0;
+	rep->has_reply = false;
+	rep->nr_write = call->nr_write;
+	for (i = 0; i < call->nr_write; i++) {
+		const struct nfsrdma_wire_chunk *wc = &call->write[i];
+
+		rep->write[i].first = nseg;
+		rep->write[i].nr_segs = wc->nr_segs;
+		svcrdma_cursor_init(&cur, &rep->segs[nseg],
+				    nfsrdma_wire_chunk_segs(call, wc),
+				    wc->nr_segs);
+		nseg += wc->nr_segs;
+		if (i < rc->nr_payloads) {
+			ret = svcrdma_cursor_write(xp, set, &cur, xdr,
+						   rc->payloads[i].offset,
+						   rc->payloads[i].length);
+			if (ret)
+				return ret;
+		}
+	}
+
+	hlen = nfsrdma_wire_hdr_size(rep);
+	if (hlen < 0)
+		return hlen;
+	if (hlen <= xp->inline_send && pc.total <= xp->inline_send - hlen) {
+		u8 *p = (u8 *)sc->buf + hlen;
+
+		for (i = 0; i < pc.nr; i++) {
+			ret = read_bytes_from_xdr_buf(xdr, pc.p[i].off, p,
+						      pc.p[i].len);
+			if (ret)
+				return -EINVAL;
+			p += pc.p[i].len;
+		}
+		ret = nfsrdma_wire_encode(sc->buf, xp->inline_send, rep);
+		if (ret < 0)
+			return ret;
+		return hlen + pc.total;
+	}
+
+	if (!call->has_reply)
+		return -E2BIG;
+	rep->proc = NFSRDMA_WIRE_PROC_NOMSG;
+	rep->has_reply = true;
+	rep->reply.first = nseg;
+	rep->reply.nr_segs = call->reply.nr_segs;
+	svcrdma_cursor_init(&cur, &rep->segs[nseg],
+			    nfsrdma_wire_chunk_segs(call, &call->reply),
+			    call->reply.nr_segs);
+	for (i = 0; i < pc.nr; i++) {
+		if (!pc.p[i].len)
+			continue;
+		ret = svcrdma_cursor_write(xp, set, &cur, xdr, pc.p[i].off,
+					   pc.p[i].len);
+		if (ret)
+			return ret;
+	}
+	return nfsrdma_wire_encode(sc->buf, xp->inline_send, rep);
+}
+
+/**
+ * svcrdma_sendto - xpo_sendto: transmit the reply in rqstp->rq_res
+ * @rqstp: request being answered; rq_xprt_ctxt holds its call
+ *
+ * Context: nfsd thread; sleeps until the reply's Send completes.
+ *
+ * Return: bytes of RPC reply sent, or a negative errno; -ENOTCONN when
+ * the connection is gone (svc_send() treats that as a drop).
+ */
+int svcrdma_sendto(struct svc_rqst *rqstp)
+{
+	struct svc_xprt *xprt = rqstp->rq_xprt;
+	struct svcrdma_xprt *xp = svcrdma_of(xprt);
+	struct svcrdma_recv_ctxt *rc = rqstp->rq_xprt_ctxt;
+	struct xdr_buf *xdr = &rqstp->rq_res;
+	struct svcrdma_send_ctxt *sc;
+	struct svcrdma_rw_set set;
+	int len, ret;
+
+	if (svc_xprt_is_dead(xprt) || !rc)
+		return -ENOTCONN;
+	sc = svcrdma_send_get(xp);
+	if (!sc)
+		return -ENOTCONN;
+
+	svcrdma_rw_init(&set, DMA_TO_DEVICE);
+	len = svcrdma_build_reply(xp, sc, &set, rc, xdr);
+	if (len < 0) {
+		svcrdma_rw_release(xp, &set);
+		if (len == -E2BIG || len == -EINVAL) {
+			pr_warn_ratelimited("svcrdma: reply to %s (xid 0x%08x) does not fit its chunks\n",
+					    xprt->xpt_remotebuf,
+					    be32_to_cpu(rc->hdr.xid));
+			len = nfsrdma_wire_encode_err_chunk(sc->buf,
+							    xp->inline_send,
+							    rc->hdr.xid,
+							    xp->credits);
+			if (len > 0)
+				svcrdma_post_send(xp, sc, len, NULL);
+		}
+		svcrdma_send_put(xp, sc);
+		return -ENOTCONN;
+	}
+
+	ret = svcrdma_post_send(xp, sc, len, &set);
+	svcrdma_rw_release(xp, &set);
+	svcrdma_send_put(xp, sc);
+	return ret ? ret : xdr->len;
+}

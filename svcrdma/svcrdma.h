@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * svcrdma internal types: the RPC-over-RDMA Version 1 server transport.
+ *
+ * One struct svcrdma_xprt per svc_xprt.  A listener owns only an rdma_cm
+ * id and a queue of connection requests that an nfsd thread has not
+ * accepted yet; a connection owns a PD, two CQs, an RC QP, a ring of
+ * receive contexts and a pool of send contexts.
+ */
+#ifndef SVCRDMA_SVCRDMA_H
+#define SVCRDMA_SVCRDMA_H
+
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/completion.h>
+#include <linux/scatterlist.h>
+#include <linux/sunrpc/svc_xprt.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+#include <rdma/rw.h>
+
+#include <nfsrdma/wire.h>
+
+/* Largest NFS READ/WRITE payload we let nfsd negotiate over RDMA. */
+#define SVCRDMA_MAX_PAYLOAD	(1024 * 1024)
+
+/* Bits in struct svcrdma_xprt.flags */
+enum {
+	SVCRDMA_F_LISTENER,	/* this is a listening endpoint */
+	SVCRDMA_F_ACCEPTED,	/* svc_xprt_init() done; svc owns the lifetime */
+	SVCRDMA_F_PEER_GONE,	/* CM reported the connection dead */
+	SVCRDMA_F_ON_DEVLIST,	/* linked on the per-module connection list */
+};
+
+/**
+ * struct svcrdma_xprt - one listener or one connection
+ * @xprt: the generic server transport; svc_xprt_init() clears it
+ * @cm_id: connection manager id; destroyed only from xpo_free
+ * @flags: SVCRDMA_F_* bits
+ * @listener: for a queued connection request, the listener it arrived on
+ * @accept_node: link on the listener's @accept_q until accepted
+ * @accept_lock: protects @accept_q and the listener's XPT_CONN bit
+ * @accept_q: connection requests waiting for xpo_accept (listener only)
+ * @dev_node: link on svcrdma_conns while verbs resources exist
+ * @peer: the client's RFC 8797 private data, or the defaults
+ * @ord: RDMA Reads the client lets us have outstanding (from its CM REQ)
+ * @ird: RDMA Reads the client wants to have outstanding against us
+ * @dev: RDMA device the connection runs on
+ * @port: its port number
+ * @pd: protection domain
+ * @rcq: receive completion queue
+ * @scq: send completion queue (Send, RDMA Read and RDMA Write)
+ * @qp: the RC queue pair (also @cm_id->qp)
+ * @credits: credit grant advertised in every reply
+ * @recv_size: size of each posted receive buffer (advertised to the peer)
+ * @inline_send: largest message we Send; bounded by the peer's receive size
+ * @nr_recvs: entries in @recvs
+ * @recvs: every receive context, for teardown
+ * @ready_lock: protects @ready
+ * @ready: received messages waiting for an nfsd thread
+ * @send_lock: protects @send_free
+ * @send_free: idle send contexts
+ * @send_wait: threads waiting for a send context
+ * @nr_sends: entries in @sends
+ * @sends: every send context, for teardown
+ * @sq_avail: send queue slots not in use
+ * @sq_wait: threads waiting for send queue slots
+ */
+struct svcrdma_xprt {
+	struct svc_xprt		xprt;
+	struct rdma_cm_id	*cm_id;
+	unsigned long		flags;
+
+	struct svcrdma_xprt	*listener;
+	struct list_head	accept_node;
+	spinlock_t		accept_lock;
+	struct list_head	accept_q;
+
+	struct list_head	dev_node;
+	struct nfsrdma_wire_cm_pdata peer;
+	u8			ord;
+	u8			ird;
+
+	struct ib_device	*dev;
+	u32			port;
+	struct ib_pd		*pd;
+	struct ib_cq		*rcq;
+	struct ib_cq		*scq;
+	struct ib_qp		*qp;
+
+	u32			credits;
+	u32			recv_size;
+	u32			inline_send;
+
+	unsigned int		nr_recvs;
+	struct svcrdma_recv_ctxt **recvs;
+	spinlock_t		ready_lock;
+	struct list_head	ready;
+
+	spinlock_t		send_lock;
+	struct list_head	send_free;
+	wait_queue_head_t	send_wait;
+	unsigned int		nr_sends;
+	struct svcrdma_send_ctxt **sends;
+
+	atomic_t		sq_avail;
+	wait_queue_head_t	sq_wait;
+};
+
+/**
+ * struct svcrdma_payload - a result payload nfsd reported for DDP
+ * @offset: byte offset of the payload in rqstp->rq_res
+ * @length: payload length in bytes, without XDR padding
+ */
+struct svcrdma_payload {
+	u32 offset;
+	u32 length;
+};
+
+/**
+ * struct svcrdma_recv_ctxt - one posted receive buffer and the call in it
+ * @node: link on &svcrdma_xprt.ready
+ * @xp: owning connection
+ * @cqe: completion entry for the Receive
+ * @wr: the Receive work request
+ * @sge: its single scatter entry
+ * @buf: the receive buffer, @xp->recv_size bytes, DMA-mapped for its life
+ * @byte_len: bytes the last completion delivered
+ * @nr_payloads: entries used in @payloads
+ * @payloads: DDP-eligible results, matched in order to Write chunks
+ * @hdr: the decoded transport header; kept until the reply is sent
+ *	because the reply needs the call's Write list and Reply chunk
+ */
+struct svcrdma_recv_ctxt {
+	struct list_head	node;
+	struct svcrdma_xprt	*xp;
+	struct ib_cqe		cqe;
+	struct ib_recv_wr	wr;
+	struct ib_sge		sge;
+	void			*buf;
+	u32			byte_len;
+	unsigned int		nr_payloads;
+	struct svcrdma_payload	payloads[NFSRDMA_WIRE_MAX_WRITE_CHUNKS];
+	struct nfsrdma_wire_hdr	hdr;
+};
+
+/**
+ * struct svcrdma_send_ctxt - one registered send buffer
+ * @node: link on &svcrdma_xprt.send_free
+ * @xp: owning connection
+ * @cqe: completion entry for the Send
+ * @wr: the Send work request
+ * @sge: its single gather entry
+ * @done: completed by the Send's completion handler
+ * @status: work completion status of the Send
+ * @buf: the send buffer, @xp->inline_send bytes, DMA-mapped for its life
+ * @hdr: scratch space for the reply's transport header
+ */
+struct svcrdma_send_ctxt {
+	struct list_head	node;
+	struct svcrdma_xprt	*xp;
+	struct ib_cqe		cqe;
+	struct ib_send_wr	wr;
+	struct ib_sge		sge;
+	struct completion	done;
+	enum ib_wc_status	status;
+	void			*buf;
+	struct nfsrdma_wire_hdr	hdr;
+};
+
+/**
+ * struct svcrdma_rw_set - RDMA Reads or Writes posted as one chain
+ * @ops: list of struct svcrdma_rw_op, in posting order
+ * @nr_wrs: work requests the chain needs on the send queue
+ * @dir: DMA_FROM_DEVICE for RDMA Read, DMA_TO_DEVICE for RDMA Write
+ * @cqe: completion entry of a Read chain's last (signaled) WR
+ * @done: completed by the Read chain's completion handler
+ * @status: its work completion status
+ */
+struct svcrdma_rw_set {
+	struct list_head	ops;
+	unsigned int		nr_wrs;
+	enum dma_data_direction	dir;
+	struct ib_cqe		cqe;
+	struct completion	done;
+	enum ib_wc_status	status;
+};
+
+extern struct svc_xprt_class svcrdma_class;
+extern unsigned int svcrdma_credits;
+extern unsigned int svcrdma_max_inline;
+
+static inline struct svcrdma_xprt *svcrdma_of(struct svc_xprt *xprt)
+{
+	return container_of(xprt, struct svcrdma_xprt, xprt);
+}
+
+/* transport.c */
+int svcrdma_devices_init(void);
+void svcrdma_devices_exit(void);
+int svcrdma_sq_get(struct svcrdma_xprt *xp, unsigned int n);
+void svcrdma_sq_put(struct svcrdma_xprt *xp, unsigned int n);
+
+/* recv.c */
+int svcrdma_recvs_create(struct svcrdma_xprt *xp);
+void svcrdma_recvs_destroy(struct svcrdma_xprt *xp);
+int svcrdma_recvfrom(struct svc_rqst *rqstp);
+void svcrdma_release_ctxt(struct svc_xprt *xprt, void *ctxt);
+
+/* send.c */
+int svcrdma_sends_create(struct svcrdma_xprt *xp);
+void svcrdma_sends_destroy(struct svcrdma_xprt *xp);
+void svcrdma_send_error(struct svcrdma_xprt *xp, __be32 xid, int err);
+int svcrdma_sendto(struct svc_rqst *rqstp);
+int svcrdma_result_payload(struct svc_rqst *rqstp, unsigned int offset,
+			   unsigned int length);
+
+/* rw.c */
+void svcrdma_rw_init(struct svcrdma_rw_set *set, enum dma_data_direction dir);
+int svcrdma_rw_add(struct svcrdma_xprt *xp, struct svcrdma_rw_set *set,
+		   const struct xdr_buf *xdr, u32 offset, u32 length,
+		   u32 rkey, u64 raddr);
+struct ib_send_wr *svcrdma_rw_chain(struct svcrdma_xprt *xp,
+				    struct svcrdma_rw_set *set,
+				    struct ib_send_wr *tail);
+int svcrdma_rw_read_wait(struct svcrdma_xprt *xp, struct svcrdma_rw_set *set);
+void svcrdma_rw_release(struct svcrdma_xprt *xp, struct svcrdma_rw_set *set);
+
+#endif /* SVCRDMA_SVCRDMA_H */

@@ -1,0 +1,575 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * svcrdma: the svc_xprt class, listeners, connections and the CM.
+ *
+ * Lifetime.  A listener is a svc_xprt from xpo_create on.  A connection
+ * request is only our struct plus the new cm_id until an nfsd thread
+ * accepts it; from svc_xprt_init() in xpo_accept on, svc's reference
+ * count owns it and every failure ends in xpo_free.  cm_ids are destroyed
+ * only in xpo_free (or, for requests never accepted, when their listener
+ * is freed), never from inside a CM callback.
+ *
+ * The CM handler runs with the cm_id's handler mutex held, so it never
+ * races with rdma_destroy_id() on the same id: while the id exists, the
+ * struct svcrdma_xprt it points to does too.
+ */
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/mutex.h>
+#include <linux/sunrpc/svc.h>
+#include <linux/sunrpc/svc_xprt.h>
+#include <linux/sunrpc/addr.h>
+#include <linux/sunrpc/xprt.h>
+#include <net/net_namespace.h>
+
+#include "svcrdma.h"
+
+/* Connections that hold verbs resources, for device removal. */
+static LIST_HEAD(svcrdma_conns);
+static DEFINE_MUTEX(svcrdma_conns_lock);
+static DECLARE_WAIT_QUEUE_HEAD(svcrdma_conns_wait);
+
+/**
+ * svcrdma_sq_get - reserve send queue slots
+ * @xp: connection
+ * @n: work requests about to be posted
+ *
+ * Context: nfsd thread; may sleep until completions free enough slots.
+ *
+ * Return: 0, or -ENOTCONN if the transport is closing.
+ */
+int svcrdma_sq_get(struct svcrdma_xprt *xp, unsigned int n)
+{
+	for (;;) {
+		int avail = atomic_read(&xp->sq_avail);
+
+		if (avail >= (int)n) {
+			if (atomic_cmpxchg(&xp->sq_avail, avail,
+					   avail - n) == avail)
+				return 0;
+			continue;
+		}
+		wait_event(xp->sq_wait, atomic_read(&xp->sq_avail) >= (int)n ||
+			   svc_xprt_is_dead(&xp->xprt));
+		if (svc_xprt_is_dead(&xp->xprt))
+			return -ENOTCONN;
+	}
+}
+
+/**
+ * svcrdma_sq_put - return send queue slots
+ * @xp: connection
+ * @n: slots reserved by svcrdma_sq_get() whose WRs have completed
+ *
+ * Context: any.
+ */
+void svcrdma_sq_put(struct svcrdma_xprt *xp, unsigned int n)
+{
+	atomic_add(n, &xp->sq_avail);
+	wake_up(&xp->sq_wait);
+}
+
+static struct svcrdma_xprt *svcrdma_xprt_alloc(void)
+{
+	struct svcrdma_xprt *xp = kzalloc(sizeof(*xp), GFP_KERNEL);
+
+	if (!xp)
+		return NULL;
+	INIT_LIST_HEAD(&xp->accept_node);
+	INIT_LIST_HEAD(&xp->accept_q);
+	INIT_LIST_HEAD(&xp->dev_node);
+	INIT_LIST_HEAD(&xp->ready);
+	INIT_LIST_HEAD(&xp->send_free);
+	spin_lock_init(&xp->accept_lock);
+	spin_lock_init(&xp->ready_lock);
+	spin_lock_init(&xp->send_lock);
+	init_waitqueue_head(&xp->send_wait);
+	init_waitqueue_head(&xp->sq_wait);
+	return xp;
+}
+
+/* Wake anyone sleeping on this connection so they notice it is dead. */
+static void svcrdma_wake_all(struct svcrdma_xprt *xp)
+{
+	wake_up_all(&xp->send_wait);
+	wake_up_all(&xp->sq_wait);
+}
+
+static void svcrdma_close(struct svcrdma_xprt *xp)
+{
+	svc_xprt_deferred_close(&xp->xprt);
+	svcrdma_wake_all(xp);
+}
+
+/* CONNECT_REQUEST on a listener: queue the new id for xpo_accept. */
+static int svcrdma_conn_request(struct svcrdma_xprt *lx, struct rdma_cm_id *id,
+				struct rdma_cm_event *ev)
+{
+	struct svcrdma_xprt *xp;
+
+	xp = svcrdma_xprt_alloc();
+	if (!xp)
+		return -ENOMEM;	/* nonzero: the CM rejects and destroys @id */
+	xp->cm_id = id;
+	xp->listener = lx;
+	id->context = xp;
+	nfsrdma_wire_decode_cm_pdata(&xp->peer, ev->param.conn.private_data,
+				     ev->param.conn.private_data_len);
+	/* The CM has already turned these into our point of view. */
+	xp->ord = ev->param.conn.initiator_depth;
+	xp->ird = ev->param.conn.responder_resources;
+
+	spin_lock_bh(&lx->accept_lock);
+	list_add_tail(&xp->accept_node, &lx->accept_q);
+	set_bit(XPT_CONN, &lx->xprt.xpt_flags);
+	spin_unlock_bh(&lx->accept_lock);
+	svc_xprt_enqueue(&lx->xprt);
+	return 0;
+}
+
+static void svcrdma_conn_gone(struct svcrdma_xprt *xp)
+{
+	set_bit(SVCRDMA_F_PEER_GONE, &xp->flags);
+	smp_mb__after_atomic();
+	if (test_bit(SVCRDMA_F_ACCEPTED, &xp->flags)) {
+		svcrdma_close(xp);
+		return;
+	}
+	/* Still queued: make the listener's accept find and drop it. */
+	set_bit(XPT_CONN, &xp->listener->xprt.xpt_flags);
+	svc_xprt_enqueue(&xp->listener->xprt);
+}
+
+static int svcrdma_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct svcrdma_xprt *xp = id->context;
+
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return svcrdma_conn_request(xp, id, ev);
+
+	if (test_bit(SVCRDMA_F_LISTENER, &xp->flags)) {
+		switch (ev->event) {
+		case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		case RDMA_CM_EVENT_ADDR_CHANGE:
+			pr_info("svcrdma: listener %pISpc: %s, closing\n",
+				&id->route.addr.src_addr,
+				rdma_event_msg(ev->event));
+			svcrdma_close(xp);
+			break;
+		default:
+			break;
+		}
+		return 0;
+	}
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		svcrdma_conn_gone(xp);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static void svcrdma_qp_event(struct ib_event *event, void *context)
+{
+	struct svcrdma_xprt *xp = context;
+
+	switch (event->event) {
+	case IB_EVENT_COMM_EST:
+	case IB_EVENT_SQ_DRAINED:
+	case IB_EVENT_QP_LAST_WQE_REACHED:
+		break;
+	default:
+		pr_warn_ratelimited("svcrdma: QP event %s on %s, closing\n",
+				    ib_event_msg(event->event),
+				    xp->xprt.xpt_remotebuf);
+		svcrdma_close(xp);
+		break;
+	}
+}
+
+static struct svc_xprt *svcrdma_create(struct svc_serv *serv, struct net *net,
+				       struct sockaddr *sa, int salen,
+				       int flags)
+{
+	struct svcrdma_xprt *lx;
+	struct rdma_cm_id *id;
+	int ret;
+
+	if (sa->sa_family != AF_INET && sa->sa_family != AF_INET6)
+		return ERR_PTR(-EAFNOSUPPORT);
+	lx = svcrdma_xprt_alloc();
+	if (!lx)
+		return ERR_PTR(-ENOMEM);
+	svc_xprt_init(net, &svcrdma_class, &lx->xprt, serv);
+	set_bit(XPT_LISTENER, &lx->xprt.xpt_flags);
+	set_bit(SVCRDMA_F_LISTENER, &lx->flags);
+
+	id = rdma_create_id(net, svcrdma_cm_handler, lx, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id)) {
+		ret = PTR_ERR(id);
+		goto undo_init;
+	}
+	lx->cm_id = id;
+	/* Let an AF_INET listener share the port with this one. */
+	if (sa->sa_family == AF_INET6) {
+		ret = rdma_set_afonly(id, 1);
+		if (ret)
+			goto destroy_id;
+	}
+	ret = rdma_bind_addr(id, sa);
+	if (ret)
+		goto destroy_id;
+	ret = rdma_listen(id, 64);
+	if (ret)
+		goto destroy_id;
+
+	svc_xprt_set_local(&lx->xprt, (struct sockaddr *)&id->route.addr.src_addr,
+			   svc_addr_len((struct sockaddr *)&id->route.addr.src_addr));
+	return &lx->xprt;
+
+destroy_id:
+	rdma_destroy_id(id);
+undo_init:
+	put_net_track(lx->xprt.xpt_net, &lx->xprt.ns_tracker);
+	kfree(lx);
+	return ERR_PTR(ret);
+}
+
+/* Verbs resources and the accept, in the order xpo_free undoes them. */
+static int svcrdma_conn_setup(struct svcrdma_xprt *xp)
+{
+	struct rdma_cm_id *id = xp->cm_id;
+	struct ib_device *dev = id->device;
+	struct ib_qp_init_attr qpa = { };
+	struct rdma_conn_param param = { };
+	u8 pdata[NFSRDMA_WIRE_CM_PDATA_SIZE];
+	struct nfsrdma_wire_cm_pdata ours;
+	u32 max_wr = dev->attrs.max_qp_wr;
+	u32 sq_depth, scq_depth;
+	int ret;
+
+	xp->dev = dev;
+	xp->port = id->port_num;
+	mutex_lock(&svcrdma_conns_lock);
+	list_add_tail(&xp->dev_node, &svcrdma_conns);
+	set_bit(SVCRDMA_F_ON_DEVLIST, &xp->flags);
+	mutex_unlock(&svcrdma_conns_lock);
+
+	xp->credits = min_t(u32, svcrdma_credits, max_wr / 2);
+	xp->nr_recvs = min_t(u32, 2 * xp->credits, max_wr);
+	xp->recv_size = svcrdma_max_inline;
+	xp->inline_send = min_t(u32, svcrdma_max_inline, xp->peer.recv_size);
+	/* Every thread sending holds one; ERR replies take one too. */
+	xp->nr_sends = xp->credits;
+
+	/*
+	 * Send queue: a Send per credit plus room for the Read and Write
+	 * chains of large I/O; rdma_rw adds its own per-context overhead
+	 * on top of max_send_wr and clamps to the device.
+	 */
+	sq_depth = min_t(u32, 4 * xp->credits, max_wr);
+	scq_depth = min_t(u32, 7 * xp->credits + 2,
+			  (u32)dev->attrs.max_cqe);
+
+	xp->pd = ib_alloc_pd(dev, 0);
+	if (IS_ERR(xp->pd)) {
+		ret = PTR_ERR(xp->pd);
+		xp->pd = NULL;
+		return ret;
+	}
+	xp->rcq = ib_alloc_cq_any(dev, xp, xp->nr_recvs, IB_POLL_WORKQUEUE);
+	if (IS_ERR(xp->rcq)) {
+		ret = PTR_ERR(xp->rcq);
+		xp->rcq = NULL;
+		return ret;
+	}
+	xp->scq = ib_alloc_cq_any(dev, xp, scq_depth, IB_POLL_WORKQUEUE);
+	if (IS_ERR(xp->scq)) {
+		ret = PTR_ERR(xp->scq);
+		xp->scq = NULL;
+		return ret;
+	}
+
+	qpa.event_handler = svcrdma_qp_event;
+	qpa.qp_context = xp;
+	qpa.send_cq = xp->scq;
+	qpa.recv_cq = xp->rcq;
+	qpa.cap.max_send_wr = sq_depth;
+	qpa.cap.max_recv_wr = xp->nr_recvs;
+	qpa.cap.max_send_sge = min_t(u32, dev->attrs.max_send_sge, 16);
+	qpa.cap.max_recv_sge = 1;
+	qpa.cap.max_rdma_ctxs = xp->credits;
+	qpa.sq_sig_type = IB_SIGNAL_REQ_WR;
+	qpa.qp_type = IB_QPT_RC;
+	qpa.port_num = xp->port;
+	ret = rdma_create_qp(id, xp->pd, &qpa);
+	if (ret)
+		return ret;
+	xp->qp = id->qp;
+	atomic_set(&xp->sq_avail, min_t(u32, qpa.cap.max_send_wr, xp->scq->cqe));
+
+	ret = svcrdma_sends_create(xp);
+	if (ret)
+		return ret;
+	ret = svcrdma_recvs_create(xp);
+	if (ret)
+		return ret;
+
+	ours.send_size = xp->inline_send;
+	ours.recv_size = xp->recv_size;
+	ours.remote_inv = false;
+	ret = nfsrdma_wire_encode_cm_pdata(pdata, sizeof(pdata), &ours);
+	if (ret < 0)
+		return ret;
+	param.private_data = pdata;
+	param.private_data_len = sizeof(pdata);
+	param.initiator_depth = min_t(u32, xp->ord, dev->attrs.max_qp_init_rd_atom);
+	param.responder_resources = min_t(u32, xp->ird, dev->attrs.max_qp_rd_atom);
+	param.flow_control = 1;
+	param.rnr_retry_count = 7;
+
+	rdma_lock_handler(id);
+	if (test_bit(SVCRDMA_F_PEER_GONE, &xp->flags))
+		ret = -ENOTCONN;
+	else
+		ret = rdma_accept(id, &param);
+	rdma_unlock_handler(id);
+	return ret;
+}
+
+static struct svc_xprt *svcrdma_accept(struct svc_xprt *xprt)
+{
+	struct svcrdma_xprt *lx = svcrdma_of(xprt);
+	struct svcrdma_xprt *xp;
+	struct sockaddr *sa;
+	int ret;
+
+	spin_lock_bh(&lx->accept_lock);
+	xp = list_first_entry_or_null(&lx->accept_q, struct svcrdma_xprt,
+				      accept_node);
+	if (xp)
+		list_del_init(&xp->accept_node);
+	if (list_empty(&lx->accept_q))
+		clear_bit(XPT_CONN, &lx->xprt.xpt_flags);
+	spin_unlock_bh(&lx->accept_lock);
+	if (!xp)
+		return NULL;
+
+	/* From here on svc owns @xp; every failure path ends in xpo_free. */
+	svc_xprt_init(lx->xprt.xpt_net, &svcrdma_class, &xp->xprt,
+		      lx->xprt.xpt_server);
+	/* Credits are RPC-over-RDMA's congestion control (NFSv4 needs it). */
+	set_bit(XPT_CONG_CTRL, &xp->xprt.xpt_flags);
+	set_bit(SVCRDMA_F_ACCEPTED, &xp->flags);
+	smp_mb__after_atomic();
+
+	sa = (struct sockaddr *)&xp->cm_id->route.addr.dst_addr;
+	svc_xprt_set_remote(&xp->xprt, sa, svc_addr_len(sa));
+	sa = (struct sockaddr *)&xp->cm_id->route.addr.src_addr;
+	svc_xprt_set_local(&xp->xprt, sa, svc_addr_len(sa));
+
+	if (test_bit(SVCRDMA_F_PEER_GONE, &xp->flags))
+		ret = -ENOTCONN;
+	else
+		ret = svcrdma_conn_setup(xp);
+	if (ret) {
+		pr_warn_ratelimited("svcrdma: accepting %s failed: %d\n",
+				    xp->xprt.xpt_remotebuf, ret);
+		set_bit(XPT_CLOSE, &xp->xprt.xpt_flags);
+	}
+	return &xp->xprt;
+}
+
+static int svcrdma_has_wspace(struct svc_xprt *xprt)
+{
+	/* Credits, not buffer space, bound what the client has in flight. */
+	return 1;
+}
+
+static void svcrdma_detach(struct svc_xprt *xprt)
+{
+	struct svcrdma_xprt *xp = svcrdma_of(xprt);
+
+	svcrdma_wake_all(xp);
+	if (!test_bit(SVCRDMA_F_LISTENER, &xp->flags) && xp->qp)
+		rdma_disconnect(xp->cm_id);
+}
+
+/* A connection request that no nfsd thread ever accepted. */
+static void svcrdma_drop_request(struct svcrdma_xprt *xp)
+{
+	rdma_destroy_id(xp->cm_id);
+	kfree(xp);
+}
+
+static void svcrdma_free_listener(struct svcrdma_xprt *lx)
+{
+	struct svcrdma_xprt *xp, *next;
+
+	/* No CONNECT_REQUEST can queue anything once the id is gone. */
+	rdma_destroy_id(lx->cm_id);
+	list_for_each_entry_safe(xp, next, &lx->accept_q, accept_node) {
+		list_del(&xp->accept_node);
+		svcrdma_drop_request(xp);
+	}
+	kfree(lx);
+}
+
+static void svcrdma_free(struct svc_xprt *xprt)
+{
+	struct svcrdma_xprt *xp = svcrdma_of(xprt);
+
+	if (test_bit(SVCRDMA_F_LISTENER, &xp->flags)) {
+		svcrdma_free_listener(xp);
+		return;
+	}
+
+	/*
+	 * Undo svcrdma_conn_setup() in reverse; any step may never have
+	 * happened.  Draining first means no completion handler can run
+	 * on a context we free.
+	 */
+	if (xp->qp)
+		ib_drain_qp(xp->qp);
+	svcrdma_recvs_destroy(xp);
+	svcrdma_sends_destroy(xp);
+	if (xp->qp)
+		rdma_destroy_qp(xp->cm_id);
+	if (xp->scq)
+		ib_free_cq(xp->scq);
+	if (xp->rcq)
+		ib_free_cq(xp->rcq);
+	if (xp->pd)
+		ib_dealloc_pd(xp->pd);
+	rdma_destroy_id(xp->cm_id);
+	if (test_bit(SVCRDMA_F_ON_DEVLIST, &xp->flags)) {
+		mutex_lock(&svcrdma_conns_lock);
+		list_del(&xp->dev_node);
+		mutex_unlock(&svcrdma_conns_lock);
+		wake_up_all(&svcrdma_conns_wait);
+	}
+	kfree(xp);
+}
+
+static void svcrdma_secure_port(struct svc_rqst *rqstp)
+{
+	/* RDMA has no privileged ports; the fabric is the trust boundary. */
+	set_bit(RQ_SECURE, &rqstp->rq_flags);
+}
+
+static void svcrdma_kill_temp_xprt(struct svc_xprt *xprt)
+{
+	/* svc_delete_xprt() follows and disconnects via xpo_detach. */
+}
+
+static void svcrdma_start_tls(struct svc_xprt *xprt)
+{
+	/* RPC-with-TLS over RDMA is not defined. */
+}
+
+static const struct svc_xprt_ops svcrdma_ops = {
+	.xpo_create		= svcrdma_create,
+	.xpo_accept		= svcrdma_accept,
+	.xpo_has_wspace		= svcrdma_has_wspace,
+	.xpo_recvfrom		= svcrdma_recvfrom,
+	.xpo_sendto		= svcrdma_sendto,
+	.xpo_result_payload	= svcrdma_result_payload,
+	.xpo_release_ctxt	= svcrdma_release_ctxt,
+	.xpo_detach		= svcrdma_detach,
+	.xpo_free		= svcrdma_free,
+	.xpo_secure_port	= svcrdma_secure_port,
+	.xpo_kill_temp_xprt	= svcrdma_kill_temp_xprt,
+	.xpo_start_tls		= svcrdma_start_tls,
+};
+
+struct svc_xprt_class svcrdma_class = {
+	.xcl_name		= "rdma",
+	.xcl_owner		= THIS_MODULE,
+	.xcl_ops		= &svcrdma_ops,
+	.xcl_max_payload	= SVCRDMA_MAX_PAYLOAD,
+	.xcl_ident		= XPRT_TRANSPORT_RDMA,
+};
+
+static bool svcrdma_device_busy(struct ib_device *dev)
+{
+	struct svcrdma_xprt *xp;
+	bool busy = false;
+
+	mutex_lock(&svcrdma_conns_lock);
+	list_for_each_entry(xp, &svcrdma_conns, dev_node) {
+		if (xp->dev == dev) {
+			busy = true;
+			break;
+		}
+	}
+	mutex_unlock(&svcrdma_conns_lock);
+	return busy;
+}
+
+static int svcrdma_add_one(struct ib_device *dev)
+{
+	return 0;
+}
+
+/*
+ * A device is going away.  Our client registered after rdma_cm's, so we
+ * are told first and must give back every PD, CQ and QP on it before we
+ * return; the cm_ids go with them in xpo_free.
+ */
+static void svcrdma_remove_one(struct ib_device *dev, void *client_data)
+{
+	struct svcrdma_xprt *xp;
+
+	mutex_lock(&svcrdma_conns_lock);
+	list_for_each_entry(xp, &svcrdma_conns, dev_node)
+		if (xp->dev == dev)
+			svcrdma_close(xp);
+	mutex_unlock(&svcrdma_conns_lock);
+
+	if (svcrdma_device_busy(dev))
+		pr_info("svcrdma: %s removed, closing its connections\n",
+			dev_name(&dev->dev));
+	wait_event(svcrdma_conns_wait, !svcrdma_device_busy(dev));
+}
+
+static struct ib_client svcrdma_ib_client = {
+	.name	= "svcrdma",
+	.add	= svcrdma_add_one,
+	.remove	= svcrdma_remove_one,
+};
+
+/**
+ * svcrdma_devices_init - register for RDMA device removal
+ *
+ * Context: module init.
+ *
+ * Return: 0 or the error from ib_register_client().
+ */
+int svcrdma_devices_init(void)
+{
+	return ib_register_client(&svcrdma_ib_client);
+}
+
+/**
+ * svcrdma_devices_exit - unregister the device removal client
+ *
+ * Context: module exit, after the class is unregistered and every
+ * transport freed (the module reference count guarantees it).
+ */
+void svcrdma_devices_exit(void)
+{
+	ib_unregister_client(&svcrdma_ib_client);
+}
