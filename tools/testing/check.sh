@@ -41,6 +41,9 @@ stage codec-unit "codec: unit tests under ASan and UBSan" \
 stage codec-fuzz "codec: libFuzzer on the decoders for ${FUZZ_SECONDS:-60} s" \
 	make -C "$here/wire" fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 
+stage hostile "hostile client tool builds with -Wall -Wextra -Werror" \
+	make -C "$here/hostile"
+
 if [ "$built" = 1 ] && vm_initramfs >"$logs/initramfs.log" 2>&1; then
 	while read -r t topo c s expect; do
 		case "$t" in '#'* | '') continue ;; esac

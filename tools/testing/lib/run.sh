@@ -27,7 +27,7 @@ run_instance() {
 	local test=$1 topo=$2 client=$3 server=$4 expect=${5:-}
 	local id="$test/$topo/client=$client,server=$server"
 	local rundir="$RESULTS/vm/$test-$topo-$client-$server"
-	local deadline why vms st name line
+	local deadline timeout why vms st name line
 
 	if [ "$topo" = 1vm ] && [ "$client" != "$server" ]; then
 		tap_result fail "$id: one VM cannot mix transports"
@@ -50,7 +50,14 @@ run_instance() {
 			return
 		fi
 	fi
-	deadline=$(($(date +%s) + $(test_timeout "$test")))
+	timeout=$(test_timeout "$test" 2>&1)
+	case "$timeout" in
+	'' | *[!0-9]*)
+		tap_result fail "$id: tests/$test.sh does not load: $timeout"
+		return
+		;;
+	esac
+	deadline=$(($(date +%s) + timeout))
 	if [ "$topo" = 1vm ]; then
 		vms="single"
 		vm_start single single "$rundir" 2048 2

@@ -1,0 +1,734 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hostile: a deliberately misbehaving RPC-over-RDMA Version 1 requester.
+ *
+ * Each case opens a fresh connection to an NFS/RDMA server, sends one
+ * crafted message (or a burst), and classifies what the server did:
+ *
+ *   reply      an ordinary RPC reply to our call
+ *   err_vers   RDMA_ERROR / ERR_VERS
+ *   err_chunk  RDMA_ERROR / ERR_CHUNK
+ *   closed     the server disconnected (or our QP was flushed by it)
+ *   silent     nothing within the wait
+ *
+ * A case passes when the outcome is one the case allows.  A server that
+ * is robust against a hostile client answers malformed transport headers
+ * with the protocol's error reply or drops the connection; it never stays
+ * silent on a header it could not parse, and it keeps serving.
+ *
+ * Usage: hostile [-v] [-p PORT] [-w MS] SERVER [CASE...]
+ * Exit status: 0 when every case passed, 1 otherwise, 2 on usage or
+ * setup errors.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "nfsrdma/wire.h"
+
+#define HOSTILE_BUF_SIZE	4096
+#define HOSTILE_RECV_DEPTH	32
+#define HOSTILE_SEND_DEPTH	64
+#define HOSTILE_CREDITS		32
+#define HOSTILE_FLOOD		256
+#define HOSTILE_CM_TIMEOUT_MS	5000
+
+/* What a case may see; a bitmask so a case can allow several. */
+enum outcome {
+	OUT_REPLY	= 1 << 0,
+	OUT_ERR_VERS	= 1 << 1,
+	OUT_ERR_CHUNK	= 1 << 2,
+	OUT_CLOSED	= 1 << 3,
+	OUT_SILENT	= 1 << 4,
+	OUT_OTHER	= 1 << 5,
+};
+
+static const char *const outcome_names[] = {
+	"reply", "err_vers", "err_chunk", "closed", "silent", "other",
+};
+
+struct conn {
+	struct rdma_event_channel *ec;
+	struct rdma_cm_id *id;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *send_mr;
+	struct ibv_mr *recv_mr;
+	uint8_t *send_buf;
+	uint8_t *recv_buf;
+	unsigned int send_slot;
+	unsigned int sends_out;
+	bool closed;
+};
+
+/* A message under construction, in XDR words. */
+struct msg {
+	uint8_t buf[HOSTILE_BUF_SIZE];
+	size_t len;
+};
+
+static int verbose;
+static int wait_ms = 3000;
+static const char *port = "20049";
+static uint32_t next_xid = 0x4e465200;
+
+static void put32(struct msg *m, uint32_t v)
+{
+	uint32_t be = htonl(v);
+
+	if (m->len + 4 > sizeof(m->buf)) {
+		fprintf(stderr, "hostile: case overflows its buffer\n");
+		exit(2);
+	}
+	memcpy(m->buf + m->len, &be, 4);
+	m->len += 4;
+}
+
+static void put_seg(struct msg *m, uint32_t handle, uint32_t length,
+		    uint64_t offset)
+{
+	put32(m, handle);
+	put32(m, length);
+	put32(m, offset >> 32);
+	put32(m, (uint32_t)offset);
+}
+
+/* Transport header words up to and including the procedure. */
+static void put_fixed(struct msg *m, uint32_t xid, uint32_t vers,
+		      uint32_t proc)
+{
+	put32(m, xid);
+	put32(m, vers);
+	put32(m, HOSTILE_CREDITS);
+	put32(m, proc);
+}
+
+/* An RPC NULL call to NFSv3 with AUTH_NONE: 40 bytes. */
+static void put_null_call(struct msg *m, uint32_t xid)
+{
+	put32(m, xid);
+	put32(m, 0);		/* CALL */
+	put32(m, 2);		/* RPC version */
+	put32(m, 100003);	/* NFS */
+	put32(m, 3);
+	put32(m, 0);		/* NULLPROC */
+	put32(m, 0);		/* cred: AUTH_NONE, empty */
+	put32(m, 0);
+	put32(m, 0);		/* verf: AUTH_NONE, empty */
+	put32(m, 0);
+}
+
+static void put_empty_lists(struct msg *m)
+{
+	put32(m, 0);		/* Read list */
+	put32(m, 0);		/* Write list */
+	put32(m, 0);		/* Reply chunk */
+}
+
+static void valid_null(struct msg *m, uint32_t xid)
+{
+	put_fixed(m, xid, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSG);
+	put_empty_lists(m);
+	put_null_call(m, xid);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Wait for a CM event of @type; any other event is a failure.  The
+ * channel is non-blocking so a silent peer cannot hang us.
+ */
+static int cm_wait(struct conn *c, enum rdma_cm_event_type type)
+{
+	long long deadline = now_ms() + HOSTILE_CM_TIMEOUT_MS;
+	struct rdma_cm_event *ev;
+	struct pollfd pfd = { .fd = c->ec->fd, .events = POLLIN };
+	int got;
+
+	while (now_ms() < deadline) {
+		if (poll(&pfd, 1, 100) <= 0)
+			continue;
+		if (rdma_get_cm_event(c->ec, &ev))
+			continue;
+		got = ev->event;
+		rdma_ack_cm_event(ev);
+		if (got == (int)type)
+			return 0;
+		if (verbose)
+			fprintf(stderr, "hostile: cm event %s while waiting for %s\n",
+				rdma_event_str(got), rdma_event_str(type));
+		return -1;
+	}
+	return -1;
+}
+
+/* Note a disconnect without blocking. */
+static void cm_poll(struct conn *c)
+{
+	struct rdma_cm_event *ev;
+
+	while (!rdma_get_cm_event(c->ec, &ev)) {
+		if (ev->event == RDMA_CM_EVENT_DISCONNECTED)
+			c->closed = true;
+		rdma_ack_cm_event(ev);
+	}
+}
+
+static int post_recv(struct conn *c, unsigned int slot)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(c->recv_buf + slot * HOSTILE_BUF_SIZE),
+		.length = HOSTILE_BUF_SIZE,
+		.lkey = c->recv_mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = slot, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	return ibv_post_recv(c->id->qp, &wr, &bad);
+}
+
+static void conn_close(struct conn *c)
+{
+	if (c->id && c->id->qp && !c->closed) {
+		rdma_disconnect(c->id);
+		cm_wait(c, RDMA_CM_EVENT_DISCONNECTED);
+	}
+	if (c->id && c->id->qp)
+		rdma_destroy_qp(c->id);
+	if (c->send_mr)
+		ibv_dereg_mr(c->send_mr);
+	if (c->recv_mr)
+		ibv_dereg_mr(c->recv_mr);
+	if (c->cq)
+		ibv_destroy_cq(c->cq);
+	if (c->pd)
+		ibv_dealloc_pd(c->pd);
+	if (c->id)
+		rdma_destroy_id(c->id);
+	if (c->ec)
+		rdma_destroy_event_channel(c->ec);
+	free(c->send_buf);
+	free(c->recv_buf);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Connect with RFC 8797 private data, as an honest Linux client would. */
+static int conn_open(struct conn *c, const char *server)
+{
+	struct nfsrdma_wire_cm_pdata pd = {
+		.send_size = HOSTILE_BUF_SIZE,
+		.recv_size = HOSTILE_BUF_SIZE,
+		.remote_inv = false,
+	};
+	uint8_t pdata[NFSRDMA_WIRE_CM_PDATA_SIZE];
+	struct ibv_qp_init_attr qpa = { 0 };
+	struct rdma_conn_param cp = { 0 };
+	struct addrinfo *ai, hints = { .ai_socktype = SOCK_STREAM };
+	unsigned int i;
+
+	memset(c, 0, sizeof(*c));
+	if (getaddrinfo(server, port, &hints, &ai)) {
+		fprintf(stderr, "hostile: cannot resolve %s\n", server);
+		return -1;
+	}
+	c->ec = rdma_create_event_channel();
+	if (!c->ec)
+		goto fail;
+	fcntl(c->ec->fd, F_SETFL, fcntl(c->ec->fd, F_GETFL) | O_NONBLOCK);
+	if (rdma_create_id(c->ec, &c->id, NULL, RDMA_PS_TCP))
+		goto fail;
+	if (rdma_resolve_addr(c->id, NULL, ai->ai_addr, 2000) ||
+	    cm_wait(c, RDMA_CM_EVENT_ADDR_RESOLVED))
+		goto fail;
+	if (rdma_resolve_route(c->id, 2000) ||
+	    cm_wait(c, RDMA_CM_EVENT_ROUTE_RESOLVED))
+		goto fail;
+
+	c->pd = ibv_alloc_pd(c->id->verbs);
+	c->cq = ibv_create_cq(c->id->verbs, HOSTILE_SEND_DEPTH + HOSTILE_RECV_DEPTH,
+			      NULL, NULL, 0);
+	c->send_buf = calloc(HOSTILE_SEND_DEPTH, HOSTILE_BUF_SIZE);
+	c->recv_buf = calloc(HOSTILE_RECV_DEPTH, HOSTILE_BUF_SIZE);
+	if (!c->pd || !c->cq || !c->send_buf || !c->recv_buf)
+		goto fail;
+	c->send_mr = ibv_reg_mr(c->pd, c->send_buf,
+				HOSTILE_SEND_DEPTH * HOSTILE_BUF_SIZE,
+				IBV_ACCESS_LOCAL_WRITE);
+	c->recv_mr = ibv_reg_mr(c->pd, c->recv_buf,
+				HOSTILE_RECV_DEPTH * HOSTILE_BUF_SIZE,
+				IBV_ACCESS_LOCAL_WRITE);
+	if (!c->send_mr || !c->recv_mr)
+		goto fail;
+
+	qpa.send_cq = c->cq;
+	qpa.recv_cq = c->cq;
+	qpa.qp_type = IBV_QPT_RC;
+	qpa.cap.max_send_wr = HOSTILE_SEND_DEPTH;
+	qpa.cap.max_recv_wr = HOSTILE_RECV_DEPTH;
+	qpa.cap.max_send_sge = 1;
+	qpa.cap.max_recv_sge = 1;
+	if (rdma_create_qp(c->id, c->pd, &qpa))
+		goto fail;
+	for (i = 0; i < HOSTILE_RECV_DEPTH; i++)
+		if (post_recv(c, i))
+			goto fail;
+
+	if (nfsrdma_wire_encode_cm_pdata(pdata, sizeof(pdata), &pd) < 0)
+		goto fail;
+	cp.private_data = pdata;
+	cp.private_data_len = sizeof(pdata);
+	cp.responder_resources = 1;
+	cp.initiator_depth = 1;
+	cp.retry_count = 7;
+	cp.rnr_retry_count = 7;
+	if (rdma_connect(c->id, &cp) || cm_wait(c, RDMA_CM_EVENT_ESTABLISHED))
+		goto fail;
+	freeaddrinfo(ai);
+	return 0;
+
+fail:
+	fprintf(stderr, "hostile: cannot connect to %s port %s: %s\n",
+		server, port, strerror(errno));
+	freeaddrinfo(ai);
+	conn_close(c);
+	return -1;
+}
+
+/* Classify one received message. */
+static int classify(const uint8_t *buf, size_t len, uint32_t xid)
+{
+	static struct nfsrdma_wire_hdr hdr;
+	int rc = nfsrdma_wire_decode(&hdr, buf, len);
+
+	/*
+	 * Some servers echo the version word of the message they reject;
+	 * the codec still decodes an RDMA_ERROR body then, and says so
+	 * with -EPROTONOSUPPORT.
+	 */
+	if ((rc == 0 || rc == -EPROTONOSUPPORT) &&
+	    hdr.proc == NFSRDMA_WIRE_PROC_ERROR) {
+		if (verbose)
+			fprintf(stderr, "hostile:   RDMA_ERROR err=%u xid=%08x vers %u-%u\n",
+				hdr.err, ntohl(hdr.xid), hdr.vers_low, hdr.vers_high);
+		if (hdr.err == NFSRDMA_WIRE_ERR_VERS)
+			return OUT_ERR_VERS;
+		if (hdr.err == NFSRDMA_WIRE_ERR_CHUNK)
+			return OUT_ERR_CHUNK;
+		return OUT_OTHER;
+	}
+	if (rc == 0 && (hdr.proc == NFSRDMA_WIRE_PROC_MSG ||
+			hdr.proc == NFSRDMA_WIRE_PROC_NOMSG)) {
+		if (ntohl(hdr.xid) != xid && verbose)
+			fprintf(stderr, "hostile:   reply for xid %08x, expected %08x\n",
+				ntohl(hdr.xid), xid);
+		return OUT_REPLY;
+	}
+	if (verbose)
+		fprintf(stderr, "hostile:   undecodable reply (%d), %zu bytes\n",
+			rc, len);
+	return OUT_OTHER;
+}
+
+/*
+ * Send @len bytes (zero is allowed: a zero-length Send is legal verbs).
+ * Completions for earlier sends are reaped by wait_outcome().
+ */
+static int send_raw(struct conn *c, const void *buf, size_t len)
+{
+	unsigned int slot = c->send_slot++ % HOSTILE_SEND_DEPTH;
+	uint8_t *dst = c->send_buf + slot * HOSTILE_BUF_SIZE;
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)dst,
+		.length = len,
+		.lkey = c->send_mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = UINT64_MAX,
+		.sg_list = &sge,
+		.num_sge = len ? 1 : 0,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad;
+
+	memcpy(dst, buf, len);
+	if (ibv_post_send(c->id->qp, &wr, &bad))
+		return -1;
+	c->sends_out++;
+	return 0;
+}
+
+/*
+ * Collect what the server does for up to wait_ms (or until @want replies
+ * arrived).  Returns the union of outcomes seen.
+ */
+static int wait_outcome(struct conn *c, uint32_t xid, unsigned int want,
+			unsigned int *replies)
+{
+	long long deadline = now_ms() + wait_ms;
+	struct ibv_wc wc[16];
+	int seen = 0, n, i;
+
+	*replies = 0;
+	while (now_ms() < deadline && !c->closed) {
+		n = ibv_poll_cq(c->cq, 16, wc);
+		for (i = 0; i < n; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				/* The server tore the QP down under us. */
+				if (verbose)
+					fprintf(stderr, "hostile:   completion %s\n",
+						ibv_wc_status_str(wc[i].status));
+				c->closed = true;
+				continue;
+			}
+			if (wc[i].wr_id == UINT64_MAX) {
+				c->sends_out--;
+				continue;
+			}
+			seen |= classify(c->recv_buf + wc[i].wr_id * HOSTILE_BUF_SIZE,
+					 wc[i].byte_len, xid);
+			(*replies)++;
+			if (post_recv(c, wc[i].wr_id))
+				c->closed = true;
+		}
+		cm_poll(c);
+		if (*replies >= want)
+			break;
+		if (!n)
+			usleep(1000);
+	}
+	if (c->closed)
+		seen |= OUT_CLOSED;
+	if (!seen)
+		seen = OUT_SILENT;
+	return seen;
+}
+
+/* Case builders: each fills @m and says which outcomes are acceptable. */
+struct hcase {
+	const char *name;
+	const char *what;
+	int allowed;
+	void (*build)(struct msg *m, uint32_t xid);
+	unsigned int burst;	/* 0: send once */
+};
+
+#define BAD	(OUT_ERR_CHUNK | OUT_CLOSED)
+
+static void c_null(struct msg *m, uint32_t xid)
+{
+	valid_null(m, xid);
+}
+
+static void c_bad_version(struct msg *m, uint32_t xid)
+{
+	put_fixed(m, xid, 2, NFSRDMA_WIRE_PROC_MSG);
+	put_empty_lists(m);
+	put_null_call(m, xid);
+}
+
+static void c_bad_proc(struct msg *m, uint32_t xid)
+{
+	put_fixed(m, xid, NFSRDMA_WIRE_VERSION, 7);
+	put_empty_lists(m);
+	put_null_call(m, xid);
+}
+
+static void c_msgp(struct msg *m, uint32_t xid)
+{
+	put_fixed(m, xid, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSGP);
+	put32(m, 4);		/* rdma_align */
+	put32(m, 1024);		/* rdma_thresh */
+	put_empty_lists(m);
+	put_null_call(m, xid);
+}
+
+static void c_done(struct msg *m, uint32_t xid)
+{
+	put_fixed(m, xid, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_DONE);
+}
+
+static void c_zero_length(struct msg *m, uint32_t xid)
+{
+	(void)xid;
+	m->len = 0;
+}
+
+static void truncated(struct msg *m, uint32_t xid, size_t keep)
+{
+	valid_null(m, xid);
+	m->len = keep;
+}
+
+static void c_trunc_4(struct msg *m, uint32_t xid) { truncated(m, xid, 4); }
+static void c_trunc_12(struct msg *m, uint32_t xid) { truncated(m, xid, 12); }
+static void c_trunc_16(struct msg *m, uint32_t xid) { truncated(m, xid, 16); }
+static void c_trunc_24(struct msg *m, uint32_t xid) { truncated(m, xid, 24); }
+
+static void c_discriminator(struct msg *m, uint32_t xid)
+{
+	put_fixed(m, xid, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSG);
+	put32(m, 2);		/* neither "absent" nor "present" */
+	put32(m, 0);
+	put32(m, 0);
+	put_null_call(m, xid);
+}
+
+static void c_read_unterminated(struct msg *m, uint32_t xid)
+{
+	put_fixed(m, xid, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSG);
+	put32(m, 1);
+	put32(m, 40);
+	put_seg(m, 0x1234, 4096, 0x10000);
+	put32(m, 1);		/* another entry that never comes */
+}
+
+static void c_write_count_huge(struct msg *m, uint32_t xid)
+{
+	put_fixed(m, xid, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSG);
+	put32(m, 0);
+	put32(m, 1);
+	put32(m, 0xffffffff);	/* segments that cannot be there */
+	put_seg(m, 0x1234, 4096, 0x10000);
+}
+
+static void c_reply_count_huge(struct msg *m, uint32_t xid)
+{
+	put_fixed(m, xid, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSG);
+	put32(m, 0);
+	put32(m, 0);
+	put32(m, 1);
+	put32(m, 0x7fffffff);
+	put_seg(m, 0x1234, 4096, 0x10000);
+}
+
+static void c_write_list_long(struct msg *m, uint32_t xid)
+{
+	int i;
+
+	put_fixed(m, xid, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSG);
+	put32(m, 0);
+	for (i = 0; i < 100; i++) {
+		put32(m, 1);
+		put32(m, 1);
+		put_seg(m, 0x1000 + i, 4096, 0x100000ULL * i);
+	}
+	put32(m, 0);
+	put32(m, 0);
+	put_null_call(m, xid);
+}
+
+static void c_read_len_overflow(struct msg *m, uint32_t xid)
+{
+	put_fixed(m, xid, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSG);
+	put32(m, 1);
+	put32(m, 40);
+	put_seg(m, 0x1234, 0x80000000, 0x10000);
+	put32(m, 1);
+	put32(m, 40);
+	put_seg(m, 0x1235, 0x80000000, 0x90000000ULL);
+	put32(m, 0);
+	put32(m, 0);
+	put32(m, 0);
+	put_null_call(m, xid);
+}
+
+static void c_write_len_overflow(struct msg *m, uint32_t xid)
+{
+	put_fixed(m, xid, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSG);
+	put32(m, 0);
+	put32(m, 1);
+	put32(m, 2);
+	put_seg(m, 0x1234, 0xffffffff, 0);
+	put_seg(m, 0x1235, 0xffffffff, 0x100000000ULL);
+	put32(m, 0);
+	put32(m, 0);
+	put_null_call(m, xid);
+}
+
+static void read_at(struct msg *m, uint32_t xid, uint32_t position)
+{
+	put_fixed(m, xid, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSG);
+	put32(m, 1);
+	put32(m, position);
+	put_seg(m, 0x1234, 4096, 0x10000);
+	put32(m, 0);
+	put32(m, 0);
+	put32(m, 0);
+	put_null_call(m, xid);
+}
+
+static void c_pos_beyond(struct msg *m, uint32_t xid)
+{
+	read_at(m, xid, 0x100000);
+}
+
+static void c_pos_misaligned(struct msg *m, uint32_t xid)
+{
+	read_at(m, xid, 38);
+}
+
+/* Well-formed, but the steering tag is ours to invent: the RDMA Read fails. */
+static void c_bogus_handle(struct msg *m, uint32_t xid)
+{
+	read_at(m, xid, 40);
+}
+
+static void c_nomsg_empty(struct msg *m, uint32_t xid)
+{
+	put_fixed(m, xid, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_NOMSG);
+	put_empty_lists(m);
+}
+
+static const struct hcase cases[] = {
+	{ "null", "a well-formed NULL call (control)", OUT_REPLY, c_null },
+	{ "bad-version", "transport header version 2", OUT_ERR_VERS, c_bad_version },
+	{ "bad-proc", "procedure type 7", BAD, c_bad_proc },
+	{ "msgp", "RDMA_MSGP (not used in Version 1)", BAD, c_msgp },
+	{ "done", "RDMA_DONE (not used in Version 1)", BAD, c_done },
+	{ "zero-length", "a zero-length Send", OUT_CLOSED | OUT_ERR_CHUNK, c_zero_length },
+	{ "trunc-4", "header cut after 4 bytes", OUT_CLOSED | OUT_ERR_CHUNK, c_trunc_4 },
+	{ "trunc-12", "header cut after 12 bytes", BAD, c_trunc_12 },
+	{ "trunc-16", "header cut after 16 bytes", BAD, c_trunc_16 },
+	{ "trunc-24", "header cut after 24 bytes", BAD, c_trunc_24 },
+	{ "discriminator", "list discriminator 2", BAD, c_discriminator },
+	{ "read-unterminated", "Read list running off the message", BAD, c_read_unterminated },
+	{ "write-count-huge", "Write chunk of 2^32-1 segments", BAD, c_write_count_huge },
+	{ "reply-count-huge", "Reply chunk of 2^31-1 segments", BAD, c_reply_count_huge },
+	{ "write-list-long", "Write list of 100 chunks", BAD, c_write_list_long },
+	{ "read-len-overflow", "Read chunk lengths summing past 2^32", BAD, c_read_len_overflow },
+	{ "write-len-overflow", "Write chunk lengths summing past 2^32", BAD, c_write_len_overflow },
+	{ "pos-beyond", "Read position far beyond the message", BAD, c_pos_beyond },
+	{ "pos-misaligned", "Read position not XDR-aligned", BAD, c_pos_misaligned },
+	{ "bogus-handle", "Read chunk with an invented steering tag", BAD, c_bogus_handle },
+	{ "nomsg-empty", "RDMA_NOMSG with no chunks", BAD, c_nomsg_empty },
+	{ "credit-flood", "256 calls against 32 credits", OUT_REPLY | OUT_CLOSED,
+	  c_null, HOSTILE_FLOOD },
+	{ "null-after", "a well-formed NULL call after all that", OUT_REPLY, c_null },
+};
+
+static void describe(char *out, size_t size, int set)
+{
+	size_t i, used = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < sizeof(outcome_names) / sizeof(outcome_names[0]); i++)
+		if (set & (1 << i))
+			used += snprintf(out + used, size - used, "%s%s",
+					 used ? "|" : "", outcome_names[i]);
+}
+
+static int run_case(const char *server, const struct hcase *hc)
+{
+	unsigned int i, n = hc->burst ? hc->burst : 1, replies;
+	char got[64], allowed[64];
+	static struct msg m;
+	struct conn c;
+	uint32_t xid = next_xid;
+	int seen, ok;
+
+	if (conn_open(&c, server))
+		return -1;
+	for (i = 0; i < n; i++) {
+		memset(&m, 0, sizeof(m));
+		hc->build(&m, next_xid++);
+		if (send_raw(&c, m.buf, m.len)) {
+			c.closed = true;
+			break;
+		}
+		/* Keep the send queue from overflowing during a flood. */
+		while (c.sends_out >= HOSTILE_SEND_DEPTH - 1 && !c.closed) {
+			struct ibv_wc wc;
+			int got_wc = ibv_poll_cq(c.cq, 1, &wc);
+
+			if (got_wc > 0 && wc.status != IBV_WC_SUCCESS)
+				c.closed = true;
+			else if (got_wc > 0 && wc.wr_id == UINT64_MAX)
+				c.sends_out--;
+			else if (got_wc > 0 && post_recv(&c, wc.wr_id))
+				c.closed = true;
+		}
+	}
+	seen = wait_outcome(&c, xid, n, &replies);
+	/* A flood passes only if nothing but replies or a close came back. */
+	ok = (seen & ~hc->allowed) == 0;
+	describe(got, sizeof(got), seen);
+	describe(allowed, sizeof(allowed), hc->allowed);
+	printf("%s %-18s %-40s got %-16s allowed %s", ok ? "PASS" : "FAIL",
+	       hc->name, hc->what, got, allowed);
+	if (hc->burst)
+		printf(" (%u replies)", replies);
+	printf("\n");
+	fflush(stdout);
+	conn_close(&c);
+	return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	int opt, failed = 0, ran = 0, rc;
+	const char *server;
+	size_t i;
+
+	while ((opt = getopt(argc, argv, "vp:w:")) != -1) {
+		switch (opt) {
+		case 'v':
+			verbose = 1;
+			break;
+		case 'p':
+			port = optarg;
+			break;
+		case 'w':
+			wait_ms = atoi(optarg);
+			break;
+		default:
+			goto usage;
+		}
+	}
+	if (optind >= argc)
+		goto usage;
+	server = argv[optind++];
+	next_xid ^= (uint32_t)getpid() << 8;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int j, want = optind >= argc;
+
+		for (j = optind; j < argc; j++)
+			if (!strcmp(argv[j], cases[i].name))
+				want = 1;
+		if (!want)
+			continue;
+		rc = run_case(server, &cases[i]);
+		if (rc < 0)
+			return 2;
+		failed += rc;
+		ran++;
+	}
+	printf("hostile: %d cases, %d failed\n", ran, failed);
+	return failed ? 1 : 0;
+
+usage:
+	fprintf(stderr, "usage: hostile [-v] [-p PORT] [-w MS] SERVER [CASE...]\n");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		fprintf(stderr, "  %-18s %s\n", cases[i].name, cases[i].what);
+	return 2;
+}
