@@ -1,0 +1,531 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xprtrdma: connection management on RDMA-CM.
+ *
+ * The connect worker builds a whole connection synchronously: it steps
+ * RDMA-CM through address and route resolution and the connect exchange,
+ * waiting for the CM handler to report each step.  After ESTABLISHED the
+ * CM handler only reports that the connection went away; the teardown
+ * itself always runs in ->close (xprt_autoclose, under XPRT_LOCKED), never
+ * in a CM callback, because a cm_id must not be destroyed from its own
+ * handler.
+ */
+
+#include <linux/module.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/wait.h>
+#include <linux/sunrpc/clnt.h>
+#include <linux/sunrpc/xprt.h>
+
+#include "xprtrdma.h"
+
+/* Every live connection, for the device-removal client. */
+static LIST_HEAD(xprtrdma_eps);
+static DEFINE_SPINLOCK(xprtrdma_eps_lock);
+static DECLARE_WAIT_QUEUE_HEAD(xprtrdma_eps_wait);
+
+static const char *xprtrdma_peer(struct xprtrdma_ep *ep)
+{
+	return ep->xp->xprt.address_strings[RPC_DISPLAY_ADDR];
+}
+
+/* Connection setup steps end here, successful or not. */
+static void xprtrdma_cm_step_done(struct xprtrdma_ep *ep, int status)
+{
+	ep->cm_status = status;
+	complete(&ep->cm_done);
+}
+
+static int xprtrdma_cm_handler(struct rdma_cm_id *id,
+			       struct rdma_cm_event *event)
+{
+	struct xprtrdma_ep *ep = id->context;
+
+	switch (event->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		xprtrdma_cm_step_done(ep, 0);
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+		xprtrdma_cm_step_done(ep, -EHOSTUNREACH);
+		break;
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		xprtrdma_cm_step_done(ep, -ENETUNREACH);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		/* Bad or absent private data leaves the RFC 8797 defaults. */
+		nfsrdma_wire_decode_cm_pdata(&ep->peer,
+					     event->param.conn.private_data,
+					     event->param.conn.private_data_len);
+		ep->established = true;
+		xprtrdma_cm_step_done(ep, 0);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		pr_info_ratelimited("xprtrdma: %s rejected the connection: %s\n",
+				    xprtrdma_peer(ep),
+				    rdma_reject_msg(id, event->status));
+		xprtrdma_cm_step_done(ep, -ECONNREFUSED);
+		break;
+	case RDMA_CM_EVENT_UNREACHABLE:
+		xprtrdma_cm_step_done(ep, -ENETUNREACH);
+		break;
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		xprtrdma_cm_step_done(ep, -ENOTCONN);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		if (ep->established) {
+			ep->established = false;
+			xprt_force_disconnect(&ep->xp->xprt);
+		} else {
+			xprtrdma_cm_step_done(ep, -ENOTCONN);
+		}
+		break;
+	default:
+		break;
+	}
+	/* Non-zero would make the CM destroy the id behind our back. */
+	return 0;
+}
+
+static void xprtrdma_qp_event(struct ib_event *event, void *context)
+{
+	struct xprtrdma_ep *ep = context;
+
+	switch (event->event) {
+	case IB_EVENT_COMM_EST:
+	case IB_EVENT_SQ_DRAINED:
+	case IB_EVENT_QP_LAST_WQE_REACHED:
+		break;
+	default:
+		pr_warn_ratelimited("xprtrdma: QP event %s for %s\n",
+				    ib_event_msg(event->event),
+				    xprtrdma_peer(ep));
+		xprt_force_disconnect(&ep->xp->xprt);
+		break;
+	}
+}
+
+/* Wait for the CM handler to finish one setup step. */
+static int xprtrdma_cm_wait(struct xprtrdma_ep *ep, unsigned int ms)
+{
+	/* Margin over the CM's own timeout, which reports an error event. */
+	if (!wait_for_completion_timeout(&ep->cm_done,
+					 msecs_to_jiffies(ms + 1000)))
+		return -ETIMEDOUT;
+	return ep->cm_status;
+}
+
+/**
+ * xprtrdma_post_recv - post one receive buffer
+ * @rep: receive to post
+ *
+ * Context: any.  Refused once teardown has started, so that nothing is
+ * posted behind the drain marker.
+ *
+ * Return: 0, %-ESHUTDOWN during teardown, or the provider's error.
+ */
+int xprtrdma_post_recv(struct xprtrdma_rep *rep)
+{
+	struct xprtrdma_ep *ep = rep->ep;
+	unsigned long flags;
+	int ret = -ESHUTDOWN;
+
+	spin_lock_irqsave(&ep->post_lock, flags);
+	if (!ep->draining)
+		ret = ib_post_recv(ep->cm_id->qp, &rep->wr, NULL);
+	spin_unlock_irqrestore(&ep->post_lock, flags);
+	return ret;
+}
+
+static void xprtrdma_reps_free(struct xprtrdma_ep *ep)
+{
+	unsigned int i;
+
+	for (i = 0; i < ep->nr_reps; i++) {
+		struct xprtrdma_rep *rep = &ep->reps[i];
+
+		ib_dma_unmap_single(ep->device, rep->dma, XPRTRDMA_INLINE_RECV,
+				    DMA_FROM_DEVICE);
+		kfree(rep->buf);
+	}
+	kfree(ep->reps);
+	ep->reps = NULL;
+	ep->nr_reps = 0;
+}
+
+static int xprtrdma_reps_create(struct xprtrdma_ep *ep, unsigned int count)
+{
+	unsigned int i;
+
+	ep->reps = kcalloc(count, sizeof(*ep->reps), GFP_KERNEL);
+	if (!ep->reps)
+		return -ENOMEM;
+	for (i = 0; i < count; i++) {
+		struct xprtrdma_rep *rep = &ep->reps[i];
+
+		rep->buf = kmalloc(XPRTRDMA_INLINE_RECV, GFP_KERNEL);
+		if (!rep->buf)
+			goto out_free;
+		rep->dma = ib_dma_map_single(ep->device, rep->buf,
+					     XPRTRDMA_INLINE_RECV,
+					     DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(ep->device, rep->dma)) {
+			kfree(rep->buf);
+			goto out_free;
+		}
+		rep->ep = ep;
+		rep->cqe.done = xprtrdma_recv_done;
+		rep->sge.addr = rep->dma;
+		rep->sge.length = XPRTRDMA_INLINE_RECV;
+		rep->sge.lkey = ep->pd->local_dma_lkey;
+		rep->wr.wr_cqe = &rep->cqe;
+		rep->wr.sg_list = &rep->sge;
+		rep->wr.num_sge = 1;
+		ep->nr_reps++;
+	}
+	return 0;
+
+out_free:
+	xprtrdma_reps_free(ep);
+	return -ENOMEM;
+}
+
+/*
+ * Release everything an ep holds, in reverse order of creation.  Safe on
+ * a partially built ep: each step checks whether it was reached.
+ */
+static void xprtrdma_ep_free(struct xprtrdma_ep *ep)
+{
+	struct xprtrdma_xprt *xp = ep->xp;
+	unsigned long flags;
+	unsigned int i;
+
+	if (ep->cm_id->qp) {
+		if (ep->established)
+			rdma_disconnect(ep->cm_id);
+		spin_lock_irqsave(&ep->post_lock, flags);
+		ep->draining = true;
+		spin_unlock_irqrestore(&ep->post_lock, flags);
+		/* Every posted WR completes (or flushes) before this returns. */
+		ib_drain_qp(ep->cm_id->qp);
+	}
+	ep->established = false;
+
+	/* No WR is left that could use an MR; take them back from requests. */
+	mutex_lock(&xp->mr_mutex);
+	for (i = 0; i < xp->nr_reqs; i++)
+		if (!list_empty(&xp->reqs[i].mrs))
+			xprtrdma_mrs_drop(&xp->reqs[i]);
+	mutex_unlock(&xp->mr_mutex);
+
+	if (ep->mrs)
+		xprtrdma_mr_pool_destroy(ep);
+	if (ep->reps)
+		xprtrdma_reps_free(ep);
+	if (ep->cm_id->qp)
+		rdma_destroy_qp(ep->cm_id);
+	if (ep->recv_cq)
+		ib_free_cq(ep->recv_cq);
+	if (ep->send_cq)
+		ib_free_cq(ep->send_cq);
+	if (ep->pd)
+		ib_dealloc_pd(ep->pd);
+
+	if (ep->device) {
+		spin_lock(&xprtrdma_eps_lock);
+		list_del(&ep->list);
+		spin_unlock(&xprtrdma_eps_lock);
+		wake_up_all(&xprtrdma_eps_wait);
+	}
+	rdma_destroy_id(ep->cm_id);
+	kfree(ep->scratch);
+	kfree(ep);
+}
+
+static int xprtrdma_ep_resolve(struct xprtrdma_ep *ep)
+{
+	struct rpc_xprt *xprt = &ep->xp->xprt;
+	int ret;
+
+	reinit_completion(&ep->cm_done);
+	ret = rdma_resolve_addr(ep->cm_id, NULL, (struct sockaddr *)&xprt->addr,
+				XPRTRDMA_RESOLVE_TIMEOUT_MS);
+	if (ret)
+		return ret;
+	ret = xprtrdma_cm_wait(ep, XPRTRDMA_RESOLVE_TIMEOUT_MS);
+	if (ret)
+		return ret;
+
+	reinit_completion(&ep->cm_done);
+	ret = rdma_resolve_route(ep->cm_id, XPRTRDMA_RESOLVE_TIMEOUT_MS);
+	if (ret)
+		return ret;
+	return xprtrdma_cm_wait(ep, XPRTRDMA_RESOLVE_TIMEOUT_MS);
+}
+
+static int xprtrdma_ep_create_qp(struct xprtrdma_ep *ep)
+{
+	struct ib_device_attr *attrs = &ep->device->attrs;
+	struct ib_qp_init_attr qp_attr = {};
+	u32 send_depth, recv_depth;
+	unsigned int nr_reqs = ep->xp->nr_reqs;
+
+	recv_depth = nr_reqs + XPRTRDMA_EXTRA_RECVS;
+	send_depth = nr_reqs * XPRTRDMA_WRS_PER_REQ;
+	/* One more of each for the drain markers of ib_drain_qp(). */
+	if (send_depth + 1 > attrs->max_qp_wr)
+		send_depth = attrs->max_qp_wr - 1;
+	if (recv_depth + 1 > attrs->max_qp_wr)
+		return -EINVAL;
+
+	ep->send_cq = ib_alloc_cq(ep->device, ep, send_depth + 1, 0,
+				  IB_POLL_SOFTIRQ);
+	if (IS_ERR(ep->send_cq)) {
+		int ret = PTR_ERR(ep->send_cq);
+
+		ep->send_cq = NULL;
+		return ret;
+	}
+	/* Reply handling waits for invalidation, so it needs a workqueue. */
+	ep->recv_cq = ib_alloc_cq(ep->device, ep, recv_depth + 1, 0,
+				  IB_POLL_WORKQUEUE);
+	if (IS_ERR(ep->recv_cq)) {
+		int ret = PTR_ERR(ep->recv_cq);
+
+		ep->recv_cq = NULL;
+		return ret;
+	}
+
+	qp_attr.event_handler = xprtrdma_qp_event;
+	qp_attr.qp_context = ep;
+	qp_attr.send_cq = ep->send_cq;
+	qp_attr.recv_cq = ep->recv_cq;
+	qp_attr.cap.max_send_wr = send_depth + 1;
+	qp_attr.cap.max_recv_wr = recv_depth + 1;
+	qp_attr.cap.max_send_sge = 1;
+	qp_attr.cap.max_recv_sge = 1;
+	qp_attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	qp_attr.qp_type = IB_QPT_RC;
+	return rdma_create_qp(ep->cm_id, ep->pd, &qp_attr);
+}
+
+static int xprtrdma_ep_connect(struct xprtrdma_ep *ep)
+{
+	struct ib_device_attr *attrs = &ep->device->attrs;
+	struct nfsrdma_wire_cm_pdata ours = {
+		.send_size = XPRTRDMA_INLINE_SEND,
+		.recv_size = XPRTRDMA_INLINE_RECV,
+		.remote_inv = true,
+	};
+	struct rdma_conn_param param = {};
+	int ret;
+
+	ret = nfsrdma_wire_encode_cm_pdata(ep->pdata, sizeof(ep->pdata), &ours);
+	if (ret < 0)
+		return ret;
+	param.private_data = ep->pdata;
+	param.private_data_len = ret;
+	/* The server pulls Read chunks from us with RDMA Read. */
+	param.responder_resources = min_t(int, attrs->max_qp_rd_atom, 16);
+	param.initiator_depth = min_t(int, attrs->max_qp_init_rd_atom, 16);
+	param.retry_count = 6;
+	/* Credits keep the server's receives stocked; RNR is a last resort. */
+	param.rnr_retry_count = 7;
+	param.flow_control = 1;
+
+	reinit_completion(&ep->cm_done);
+	ret = rdma_connect(ep->cm_id, &param);
+	if (ret)
+		return ret;
+	return xprtrdma_cm_wait(ep, XPRTRDMA_CONNECT_TIMEOUT_MS);
+}
+
+static int xprtrdma_ep_create(struct xprtrdma_xprt *xp)
+{
+	struct rpc_xprt *xprt = &xp->xprt;
+	struct xprtrdma_ep *ep;
+	struct rdma_cm_id *id;
+	unsigned int i;
+	int ret;
+
+	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
+	if (!ep)
+		return -ENOMEM;
+	ep->xp = xp;
+	init_completion(&ep->cm_done);
+	spin_lock_init(&ep->mr_lock);
+	spin_lock_init(&ep->post_lock);
+	INIT_LIST_HEAD(&ep->mr_free);
+	INIT_LIST_HEAD(&ep->list);
+	nfsrdma_wire_decode_cm_pdata(&ep->peer, NULL, 0);
+	ep->scratch = kzalloc(sizeof(*ep->scratch), GFP_KERNEL);
+	if (!ep->scratch) {
+		kfree(ep);
+		return -ENOMEM;
+	}
+
+	id = rdma_create_id(xprt->xprt_net, xprtrdma_cm_handler, ep,
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id)) {
+		kfree(ep->scratch);
+		kfree(ep);
+		return PTR_ERR(id);
+	}
+	ep->cm_id = id;
+
+	ret = xprtrdma_ep_resolve(ep);
+	if (ret)
+		goto out_free;
+	ep->device = id->device;
+	spin_lock(&xprtrdma_eps_lock);
+	list_add(&ep->list, &xprtrdma_eps);
+	spin_unlock(&xprtrdma_eps_lock);
+
+	if (!(ep->device->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS)) {
+		pr_warn("xprtrdma: device %s does not support FRWR\n",
+			dev_name(&ep->device->dev));
+		ret = -EOPNOTSUPP;
+		goto out_free;
+	}
+
+	ep->pd = ib_alloc_pd(ep->device, 0);
+	if (IS_ERR(ep->pd)) {
+		ret = PTR_ERR(ep->pd);
+		ep->pd = NULL;
+		goto out_free;
+	}
+	ret = xprtrdma_ep_create_qp(ep);
+	if (ret)
+		goto out_free;
+	ret = xprtrdma_mr_pool_create(ep, xp->nr_reqs * 2);
+	if (ret)
+		goto out_free;
+	ret = xprtrdma_reps_create(ep, xp->nr_reqs + XPRTRDMA_EXTRA_RECVS);
+	if (ret)
+		goto out_free;
+	for (i = 0; i < ep->nr_reps; i++) {
+		ret = xprtrdma_post_recv(&ep->reps[i]);
+		if (ret)
+			goto out_free;
+	}
+
+	ret = xprtrdma_ep_connect(ep);
+	if (ret)
+		goto out_free;
+
+	ep->max_send = min_t(u32, XPRTRDMA_INLINE_SEND, ep->peer.recv_size);
+	xp->ep = ep;
+	return 0;
+
+out_free:
+	xprtrdma_ep_free(ep);
+	return ret;
+}
+
+/**
+ * xprtrdma_ep_destroy - tear down the current connection, if any
+ * @xp: transport
+ *
+ * Context: process context, may sleep; caller holds XPRT_LOCKED or is the
+ * transport's destructor.
+ */
+void xprtrdma_ep_destroy(struct xprtrdma_xprt *xp)
+{
+	struct xprtrdma_ep *ep = xp->ep;
+
+	if (!ep)
+		return;
+	xp->ep = NULL;
+	xprtrdma_ep_free(ep);
+}
+
+/**
+ * xprtrdma_connect_worker - establish a connection for a transport
+ * @work: &xprtrdma_xprt.connect_work
+ *
+ * Context: xprtiod workqueue; owns the transport write lock (taken with
+ * xprt_lock_connect() by ->connect) until it has a result, and hands the
+ * result to the tasks waiting on the pending queue.
+ */
+void xprtrdma_connect_worker(struct work_struct *work)
+{
+	struct xprtrdma_xprt *xp = container_of(to_delayed_work(work),
+						struct xprtrdma_xprt,
+						connect_work);
+	struct rpc_xprt *xprt = &xp->xprt;
+	unsigned int pflags = memalloc_nofs_save();
+	int status;
+
+	/* A leftover connection would otherwise leak its resources. */
+	xprtrdma_ep_destroy(xp);
+
+	status = xprtrdma_ep_create(xp);
+	if (!status) {
+		spin_lock(&xprt->transport_lock);
+		/* Until the server says otherwise, one credit (RFC 8166). */
+		xp->credits = 1;
+		xprt->cwnd = RPC_CWNDSCALE;
+		spin_unlock(&xprt->transport_lock);
+		xprt->stat.connect_count++;
+		xprt->stat.connect_time += (long)jiffies -
+					   xprt->stat.connect_start;
+		xprt_set_connected(xprt);
+		pr_info("xprtrdma: connected to %s:%s (inline send %u, recv %u%s)\n",
+			xprt->address_strings[RPC_DISPLAY_ADDR],
+			xprt->address_strings[RPC_DISPLAY_PORT],
+			xp->ep->max_send, XPRTRDMA_INLINE_RECV,
+			xp->ep->peer.remote_inv ? ", remote invalidation" : "");
+	} else {
+		pr_info_ratelimited("xprtrdma: connect to %s:%s failed: %d\n",
+				    xprt->address_strings[RPC_DISPLAY_ADDR],
+				    xprt->address_strings[RPC_DISPLAY_PORT],
+				    status);
+	}
+
+	xprt_clear_connecting(xprt);
+	xprt_unlock_connect(xprt, xp);
+	xprt_wake_pending_tasks(xprt, status);
+	memalloc_nofs_restore(pflags);
+}
+
+static bool xprtrdma_device_busy(struct ib_device *device)
+{
+	struct xprtrdma_ep *ep;
+	bool busy = false;
+
+	spin_lock(&xprtrdma_eps_lock);
+	list_for_each_entry(ep, &xprtrdma_eps, list)
+		if (ep->device == device)
+			busy = true;
+	spin_unlock(&xprtrdma_eps_lock);
+	return busy;
+}
+
+/**
+ * xprtrdma_device_removed - disconnect every transport using a device
+ * @device: RDMA device going away
+ *
+ * Each affected transport is asked to close; ->close releases the
+ * device's resources.  Waits (bounded) until they are gone, because the
+ * device must not disappear under a live PD or QP.
+ *
+ * Context: process context (ib_client remove callback).
+ */
+void xprtrdma_device_removed(struct ib_device *device)
+{
+	struct xprtrdma_ep *ep;
+
+	spin_lock(&xprtrdma_eps_lock);
+	list_for_each_entry(ep, &xprtrdma_eps, list)
+		if (ep->device == device)
+			xprt_force_disconnect(&ep->xp->xprt);
+	spin_unlock(&xprtrdma_eps_lock);
+
+	if (!wait_event_timeout(xprtrdma_eps_wait,
+				!xprtrdma_device_busy(device), 60 * HZ))
+		pr_warn("xprtrdma: connections on %s did not close in time\n",
+			dev_name(&device->dev));
+}

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xprtrdma: FRWR memory registration for chunks.
+ *
+ * Each connection owns a pool of fast-registration MRs sized from the
+ * device's page-list limit.  A chunk is registered by posting REG_MR work
+ * requests chained in front of the Send that carries the call, and is
+ * fenced again with LOCAL_INV (or by the server's Send With Invalidate)
+ * before the RPC completes, so the server can no longer reach pages the
+ * upper layer is about to reuse.
+ */
+
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/sunrpc/xdr.h>
+
+#include "xprtrdma.h"
+
+static void xprtrdma_mr_wc_error(struct xprtrdma_mr *mr, struct ib_wc *wc,
+				 const char *what)
+{
+	struct rpc_xprt *xprt = &mr->ep->xp->xprt;
+
+	if (wc->status != IB_WC_WR_FLUSH_ERR)
+		pr_warn_ratelimited("xprtrdma: %s for %s failed: %s (%u)\n",
+				    what,
+				    xprt->address_strings[RPC_DISPLAY_ADDR],
+				    ib_wc_status_msg(wc->status),
+				    wc->vendor_err);
+	xprt_force_disconnect(xprt);
+}
+
+/* REG_MR is posted unsignaled: this only runs when it failed. */
+static void xprtrdma_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct xprtrdma_mr *mr =
+		container_of(wc->wr_cqe, struct xprtrdma_mr, reg_cqe);
+
+	if (wc->status != IB_WC_SUCCESS)
+		xprtrdma_mr_wc_error(mr, wc, "memory registration");
+}
+
+static void xprtrdma_inv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct xprtrdma_mr *mr =
+		container_of(wc->wr_cqe, struct xprtrdma_mr, inv_cqe);
+
+	if (wc->status != IB_WC_SUCCESS)
+		xprtrdma_mr_wc_error(mr, wc, "invalidation");
+	/*
+	 * The chain is ordered and only its last WR is signaled, so this
+	 * completion (even a flush) means every LOCAL_INV before it is done.
+	 */
+	if (mr->signaled)
+		complete(&mr->req->inv_done);
+}
+
+/**
+ * xprtrdma_mr_pool_create - allocate a connection's FRWR MRs
+ * @ep: connection with a PD
+ * @count: number of MRs
+ *
+ * Context: process context, may sleep.
+ *
+ * Return: 0, or a negative errno with everything allocated so far freed.
+ */
+int xprtrdma_mr_pool_create(struct xprtrdma_ep *ep, unsigned int count)
+{
+	unsigned int i;
+	u32 depth;
+
+	depth = min_t(u32, ep->device->attrs.max_fast_reg_page_list_len,
+		      XPRTRDMA_MAX_MR_DEPTH);
+	if (!depth)
+		return -EOPNOTSUPP;
+	ep->mr_depth = depth;
+
+	ep->mrs = kcalloc(count, sizeof(*ep->mrs), GFP_KERNEL);
+	if (!ep->mrs)
+		return -ENOMEM;
+	for (i = 0; i < count; i++) {
+		struct xprtrdma_mr *mr = &ep->mrs[i];
+		struct ib_mr *ibmr;
+
+		mr->sg = kcalloc(depth, sizeof(*mr->sg), GFP_KERNEL);
+		if (!mr->sg)
+			goto out_destroy;
+		ibmr = ib_alloc_mr(ep->pd, IB_MR_TYPE_MEM_REG, depth);
+		if (IS_ERR(ibmr)) {
+			kfree(mr->sg);
+			mr->sg = NULL;
+			goto out_destroy;
+		}
+		mr->mr = ibmr;
+		mr->ep = ep;
+		mr->reg_cqe.done = xprtrdma_reg_done;
+		mr->inv_cqe.done = xprtrdma_inv_done;
+		list_add_tail(&mr->list, &ep->mr_free);
+		ep->nr_mrs++;
+	}
+	ep->xp->stats.mrs_allocated += count;
+	return 0;
+
+out_destroy:
+	xprtrdma_mr_pool_destroy(ep);
+	return -ENOMEM;
+}
+
+/**
+ * xprtrdma_mr_pool_destroy - free a connection's MRs
+ * @ep: connection whose QP is drained and whose requests hold no MRs
+ *
+ * Context: process context.
+ */
+void xprtrdma_mr_pool_destroy(struct xprtrdma_ep *ep)
+{
+	unsigned int i;
+
+	for (i = 0; i < ep->nr_mrs; i++) {
+		ib_dereg_mr(ep->mrs[i].mr);
+		kfree(ep->mrs[i].sg);
+	}
+	kfree(ep->mrs);
+	ep->mrs = NULL;
+	ep->nr_mrs = 0;
+	INIT_LIST_HEAD(&ep->mr_free);
+}
+
+static struct xprtrdma_mr *xprtrdma_mr_get(struct xprtrdma_ep *ep)
+{
+	struct xprtrdma_mr *mr;
+
+	spin_lock(&ep->mr_lock);
+	mr = list_first_entry_or_null(&ep->mr_free, struct xprtrdma_mr, list);
+	if (mr)
+		list_del_init(&mr->list);
+	spin_unlock(&ep->mr_lock);
+	return mr;
+}
+
+static void xprtrdma_mr_put(struct xprtrdma_mr *mr)
+{
+	struct xprtrdma_ep *ep = mr->ep;
+
+	if (mr->mapped) {
+		ib_dma_unmap_sg(ep->device, mr->sg, mr->nents, mr->dir);
+		mr->mapped = false;
+	}
+	mr->req = NULL;
+	spin_lock(&ep->mr_lock);
+	list_add(&mr->list, &ep->mr_free);
+	spin_unlock(&ep->mr_lock);
+}
+
+/*
+ * The piece of @xdr at byte @pos, clipped to one page and to @left bytes.
+ * Head and tail are kmalloc memory, so virt_to_page() is valid for them.
+ */
+static bool xprtrdma_xdr_piece(struct xdr_buf *xdr, u32 pos, u32 left,
+			       struct page **page, u32 *off, u32 *len)
+{
+	const struct kvec *head = &xdr->head[0];
+	const struct kvec *tail = &xdr->tail[0];
+	void *base;
+	u32 avail;
+
+	if (pos < head->iov_len) {
+		base = head->iov_base + pos;
+		avail = head->iov_len - pos;
+		goto out_virt;
+	}
+	pos -= head->iov_len;
+	if (pos < xdr->page_len) {
+		u32 p = xdr->page_base + pos;
+
+		*page = xdr->pages[p >> PAGE_SHIFT];
+		*off = offset_in_page(p);
+		*len = min3((u32)PAGE_SIZE - *off, xdr->page_len - pos, left);
+		return *page != NULL;
+	}
+	pos -= xdr->page_len;
+	if (pos < tail->iov_len) {
+		base = tail->iov_base + pos;
+		avail = tail->iov_len - pos;
+		goto out_virt;
+	}
+	return false;
+
+out_virt:
+	*page = virt_to_page(base);
+	*off = offset_in_page(base);
+	*len = min3((u32)PAGE_SIZE - *off, avail, left);
+	return true;
+}
+
+/**
+ * xprtrdma_register_xdr - register a byte range of an xdr_buf as a chunk
+ * @req: request the chunk belongs to; the MRs go on its list
+ * @xdr: buffer whose head, pages and tail form one byte stream
+ * @offset: first byte of the range in that stream
+ * @length: bytes in the range
+ * @remote_write: the server writes (Write/Reply chunk) rather than reads
+ * @segs: where to store the resulting segments
+ * @max_segs: room in @segs
+ * @first: in/out head of the REG_MR chain
+ * @last: in/out tail of the REG_MR chain
+ *
+ * One MR covers as many pages as are virtually contiguous, up to the
+ * pool's depth; a discontinuity starts the next MR.  The work requests
+ * are only built here; the caller posts them ahead of the Send.
+ *
+ * Context: process context, under XPRT_LOCKED.
+ *
+ * Return: the number of segments written, %-ENOBUFS if the MR pool is
+ * empty (retry later), %-E2BIG if @max_segs is too small, or %-EIO.  On
+ * error the MRs taken so far stay on @req's list for the caller to drop.
+ */
+int xprtrdma_register_xdr(struct xprtrdma_req *req, struct xdr_buf *xdr,
+			  u32 offset, u32 length, bool remote_write,
+			  struct nfsrdma_wire_seg *segs, unsigned int max_segs,
+			  struct ib_send_wr **first, struct ib_send_wr **last)
+{
+	struct xprtrdma_ep *ep = req->xp->ep;
+	unsigned int nsegs = 0;
+	u32 pos = offset, left = length;
+
+	while (left) {
+		struct xprtrdma_mr *mr;
+		bool aligned_end = true;
+		u32 total = 0;
+		int n = 0, mapped;
+
+		if (nsegs == max_segs || req->nr_mrs == XPRTRDMA_MAX_MRS_PER_REQ)
+			return -E2BIG;
+		mr = xprtrdma_mr_get(ep);
+		if (!mr)
+			return -ENOBUFS;
+		mr->req = req;
+		mr->invalidated = false;
+		list_add_tail(&mr->list, &req->mrs);
+		req->nr_mrs++;
+
+		sg_init_table(mr->sg, ep->mr_depth);
+		while (left && n < ep->mr_depth) {
+			struct page *page;
+			u32 off, len;
+
+			if (!xprtrdma_xdr_piece(xdr, pos, left, &page, &off,
+						&len))
+				return -EIO;
+			/* FRWR maps whole pages: gaps end the MR. */
+			if (n && (off || !aligned_end))
+				break;
+			sg_set_page(&mr->sg[n], page, len, off);
+			aligned_end = off + len == PAGE_SIZE;
+			n++;
+			pos += len;
+			left -= len;
+			total += len;
+		}
+		sg_mark_end(&mr->sg[n - 1]);
+
+		mr->dir = remote_write ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+		mapped = ib_dma_map_sg(ep->device, mr->sg, n, mr->dir);
+		if (!mapped)
+			return -EIO;
+		mr->nents = n;
+		mr->mapped = true;
+		if (ib_map_mr_sg(mr->mr, mr->sg, mapped, NULL, PAGE_SIZE) !=
+		    mapped)
+			return -EIO;
+
+		/* A fresh key: a stale handle from a retired call must miss. */
+		ib_update_fast_reg_key(mr->mr, ib_inc_rkey(mr->mr->rkey));
+
+		memset(&mr->reg_wr, 0, sizeof(mr->reg_wr));
+		mr->reg_wr.wr.opcode = IB_WR_REG_MR;
+		mr->reg_wr.wr.wr_cqe = &mr->reg_cqe;
+		mr->reg_wr.mr = mr->mr;
+		mr->reg_wr.key = mr->mr->rkey;
+		mr->reg_wr.access = remote_write ?
+			IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE :
+			IB_ACCESS_REMOTE_READ;
+		if (*last)
+			(*last)->next = &mr->reg_wr.wr;
+		else
+			*first = &mr->reg_wr.wr;
+		*last = &mr->reg_wr.wr;
+
+		segs[nsegs].handle = mr->mr->rkey;
+		segs[nsegs].length = total;
+		segs[nsegs].offset = mr->mr->iova;
+		nsegs++;
+	}
+	return nsegs;
+}
+
+/**
+ * xprtrdma_mrs_drop - return a request's MRs to the pool without fencing
+ * @req: request whose MRs were never posted, or whose QP is drained
+ *
+ * Context: process context; the caller guarantees no work request that
+ * uses these MRs can still execute.
+ */
+void xprtrdma_mrs_drop(struct xprtrdma_req *req)
+{
+	struct xprtrdma_mr *mr, *tmp;
+
+	list_for_each_entry_safe(mr, tmp, &req->mrs, list) {
+		list_del_init(&mr->list);
+		xprtrdma_mr_put(mr);
+	}
+	req->nr_mrs = 0;
+}
+
+/**
+ * xprtrdma_invalidate - fence a request's chunks before the RPC completes
+ * @req: request with registered MRs
+ * @remote: the server invalidated one rkey with Send With Invalidate
+ * @remote_rkey: that rkey, meaningful only if @remote
+ *
+ * Posts one LOCAL_INV per MR the server did not already invalidate and
+ * waits for the chain; then DMA-unmaps the MRs (making RDMA-written data
+ * visible to the CPU) and returns them to the pool.
+ *
+ * Context: process context, may sleep; caller holds the transport's
+ * mr_mutex, which keeps the connection from being torn down underneath.
+ */
+void xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey)
+{
+	struct xprtrdma_xprt *xp = req->xp;
+	struct ib_send_wr *first = NULL, *last = NULL;
+	const struct ib_send_wr *bad;
+	struct xprtrdma_mr *mr, *tail = NULL;
+	struct xprtrdma_ep *ep = NULL;
+	int ret;
+
+	list_for_each_entry(mr, &req->mrs, list) {
+		ep = mr->ep;
+		if (remote && mr->mr->rkey == remote_rkey) {
+			mr->invalidated = true;
+			xp->stats.remote_invs++;
+			continue;
+		}
+		memset(&mr->inv_wr, 0, sizeof(mr->inv_wr));
+		mr->inv_wr.opcode = IB_WR_LOCAL_INV;
+		mr->inv_wr.wr_cqe = &mr->inv_cqe;
+		mr->inv_wr.ex.invalidate_rkey = mr->mr->rkey;
+		mr->signaled = false;
+		if (last)
+			last->next = &mr->inv_wr;
+		else
+			first = &mr->inv_wr;
+		last = &mr->inv_wr;
+		tail = mr;
+		xp->stats.local_invs++;
+	}
+
+	if (tail && ep && !READ_ONCE(ep->draining)) {
+		tail->signaled = true;
+		last->send_flags = IB_SEND_SIGNALED;
+		reinit_completion(&req->inv_done);
+		ret = ib_post_send(ep->cm_id->qp, first, &bad);
+		if (!ret) {
+			wait_for_completion(&req->inv_done);
+		} else {
+			/*
+			 * Nothing can be waited for; breaking the connection
+			 * is what finally takes the rkeys away from the peer.
+			 */
+			pr_warn_ratelimited("xprtrdma: LOCAL_INV post failed (%d)\n",
+					    ret);
+			xprt_force_disconnect(&xp->xprt);
+		}
+	}
+	xprtrdma_mrs_drop(req);
+}

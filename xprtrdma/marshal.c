@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xprtrdma: building and sending calls (RFC 8166 section 3.5, RFC 8267).
+ *
+ * Per call the transport decides, reply side first:
+ *
+ *   - a Write chunk for the reply's page data when the upper layer marked
+ *     it DDP-eligible (XDRBUF_READ: NFS READ payload);
+ *   - otherwise a Reply chunk covering the whole receive buffer when the
+ *     largest possible reply would not fit our inline receive buffer;
+ *
+ * and then for the call itself:
+ *
+ *   - RDMA_MSG fully inline when header plus call fit the server's inline
+ *     receive size;
+ *   - RDMA_MSG with a Read chunk for the page data when the upper layer
+ *     marked it DDP-eligible (XDRBUF_WRITE: NFS WRITE payload, SYMLINK
+ *     target) and the rest then fits;
+ *   - RDMA_NOMSG with a Position-zero Read chunk carrying the whole call
+ *     otherwise.
+ *
+ * The REG_MR work requests for all chunks are chained in front of the
+ * Send, so one ib_post_send() puts the whole call on the wire.
+ */
+
+#include <linux/highmem.h>
+#include <linux/slab.h>
+#include <linux/sunrpc/xdr.h>
+#include <linux/sunrpc/xprt.h>
+
+#include "xprtrdma.h"
+
+/*
+ * Some upper layers (e.g. GETACL) leave the receive page array sparse and
+ * expect the transport to fill it; chunks and inline copies need real
+ * pages.  The upper layer frees them.
+ */
+static int xprtrdma_fill_sparse_pages(struct xdr_buf *buf)
+{
+	unsigned int i, npages;
+
+	if (!(buf->flags & XDRBUF_SPARSE_PAGES) || !buf->page_len)
+		return 0;
+	npages = (buf->page_base + buf->page_len + PAGE_SIZE - 1) >> PAGE_SHIFT;
+	for (i = buf->page_base >> PAGE_SHIFT; i < npages; i++) {
+		if (buf->pages[i])
+			continue;
+		buf->pages[i] = alloc_page(GFP_NOFS);
+		if (!buf->pages[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Copy @len bytes of @buf's page list, from page offset @skip, to @dst. */
+static void xprtrdma_copy_from_pages(void *dst, const struct xdr_buf *buf,
+				     u32 len)
+{
+	u32 pos = buf->page_base;
+
+	while (len) {
+		u32 off = offset_in_page(pos);
+		u32 n = min_t(u32, len, PAGE_SIZE - off);
+
+		memcpy_from_page(dst, buf->pages[pos >> PAGE_SHIFT], off, n);
+		dst += n;
+		pos += n;
+		len -= n;
+	}
+}
+
+/* Offer a Write chunk or a Reply chunk for the reply, if it needs one. */
+static int xprtrdma_marshal_reply(struct xprtrdma_req *req,
+				  struct nfsrdma_wire_hdr *hdr,
+				  struct ib_send_wr **first,
+				  struct ib_send_wr **last)
+{
+	struct xdr_buf *rcv = &req->rqst.rq_rcv_buf;
+	struct xprtrdma_stats *st = &req->xp->stats;
+	u32 total = rcv->head[0].iov_len + rcv->page_len + rcv->tail[0].iov_len;
+	u32 reply_room;
+	int n;
+
+	/* What the server's reply header may take besides the message. */
+	reply_room = XPRTRDMA_INLINE_RECV -
+		     nfsrdma_wire_chunks_size(0, 1, XPRTRDMA_MAX_MRS_PER_REQ,
+					      false, 0);
+
+	if ((rcv->flags & XDRBUF_READ) && rcv->page_len &&
+	    total - rcv->page_len <= reply_room) {
+		n = xprtrdma_register_xdr(req, rcv, rcv->head[0].iov_len,
+					  rcv->page_len, true, hdr->segs,
+					  NFSRDMA_WIRE_MAX_CHUNK_SEGS, first,
+					  last);
+		if (n < 0)
+			return n;
+		hdr->write[0].first = 0;
+		hdr->write[0].nr_segs = n;
+		hdr->nr_write = 1;
+		req->write_offered = rcv->page_len;
+		st->write_chunks++;
+		return 0;
+	}
+
+	if (total <= reply_room)
+		return 0;
+
+	n = xprtrdma_register_xdr(req, rcv, 0, total, true, hdr->segs,
+				  NFSRDMA_WIRE_MAX_CHUNK_SEGS, first, last);
+	if (n < 0)
+		return n;
+	hdr->reply.first = 0;
+	hdr->reply.nr_segs = n;
+	hdr->has_reply = true;
+	req->reply_offered = total;
+	st->reply_chunks++;
+	return 0;
+}
+
+/* Move the Read chunk segments registered into the pool into read[]. */
+static void xprtrdma_set_read_list(struct nfsrdma_wire_hdr *hdr, u32 from,
+				   int n, u32 position)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		hdr->read[i].position = position;
+		hdr->read[i].seg = hdr->segs[from + i];
+	}
+	hdr->nr_read = n;
+}
+
+static u32 xprtrdma_pool_used(const struct nfsrdma_wire_hdr *hdr)
+{
+	u32 used = 0;
+
+	if (hdr->nr_write)
+		used += hdr->write[0].nr_segs;
+	if (hdr->has_reply)
+		used += hdr->reply.nr_segs;
+	return used;
+}
+
+/*
+ * Build the transport header and inline part in req->sendbuf, and the
+ * REG_MR chain for all chunks.  Returns the bytes to send or an errno.
+ */
+static int xprtrdma_marshal(struct xprtrdma_req *req, struct xprtrdma_ep *ep,
+			    struct ib_send_wr **first, struct ib_send_wr **last)
+{
+	struct xprtrdma_xprt *xp = req->xp;
+	struct nfsrdma_wire_hdr *hdr = xp->hdr;
+	struct rpc_rqst *rqst = &req->rqst;
+	struct xdr_buf *snd = &rqst->rq_snd_buf;
+	struct xprtrdma_stats *st = &xp->stats;
+	u32 head_len = snd->head[0].iov_len;
+	u32 tail_skip = 0, tail_len, inline_len, pool;
+	int hlen, n, ret;
+	void *p;
+
+	ret = xprtrdma_fill_sparse_pages(&rqst->rq_rcv_buf);
+	if (ret)
+		return ret;
+
+	hdr->xid = rqst->rq_xid;
+	hdr->vers = NFSRDMA_WIRE_VERSION;
+	hdr->credits = xp->nr_reqs;
+	hdr->proc = NFSRDMA_WIRE_PROC_MSG;
+	hdr->nr_read = 0;
+	hdr->nr_write = 0;
+	hdr->has_reply = false;
+	req->write_offered = 0;
+	req->reply_offered = 0;
+
+	ret = xprtrdma_marshal_reply(req, hdr, first, last);
+	if (ret)
+		return ret;
+	pool = xprtrdma_pool_used(hdr);
+
+	/* 1. Everything inline. */
+	hlen = nfsrdma_wire_hdr_size(hdr);
+	if (hlen < 0)
+		return hlen;
+	if (hlen + snd->len <= ep->max_send) {
+		inline_len = snd->len;
+		st->inline_calls++;
+		st->pullup_bytes += snd->page_len;
+		goto encode_msg;
+	}
+
+	/* 2. Page data in a Read chunk, the rest inline. */
+	if ((snd->flags & XDRBUF_WRITE) && snd->page_len) {
+		/* RFC 8166 3.4.6: the XDR pad goes neither in the chunk nor inline. */
+		tail_len = snd->tail[0].iov_len;
+		tail_skip = min_t(u32, xdr_pad_size(snd->page_len), tail_len);
+		inline_len = head_len + tail_len - tail_skip;
+
+		n = xprtrdma_register_xdr(req, snd, head_len, snd->page_len,
+					  false, &hdr->segs[pool],
+					  NFSRDMA_WIRE_MAX_SEGS - pool, first,
+					  last);
+		if (n < 0)
+			return n;
+		xprtrdma_set_read_list(hdr, pool, n, head_len);
+		hlen = nfsrdma_wire_hdr_size(hdr);
+		if (hlen >= 0 && hlen + inline_len <= ep->max_send) {
+			st->read_chunks++;
+			st->rdma_bytes_out += snd->page_len;
+			goto encode_msg;
+		}
+		/*
+		 * Not posted yet, so these MRs can go back unfenced; but the
+		 * reply chunks' MRs on the same list must stay.  Start over.
+		 */
+		return -EAGAIN;
+	}
+
+	/* 3. The whole call in a Position-zero Read chunk. */
+	n = xprtrdma_register_xdr(req, snd, 0, snd->len, false,
+				  &hdr->segs[pool], NFSRDMA_WIRE_MAX_SEGS - pool,
+				  first, last);
+	if (n < 0)
+		return n;
+	xprtrdma_set_read_list(hdr, pool, n, 0);
+	hdr->proc = NFSRDMA_WIRE_PROC_NOMSG;
+	hlen = nfsrdma_wire_encode(req->sendbuf, ep->max_send, hdr);
+	if (hlen < 0)
+		return hlen;
+	st->nomsg_calls++;
+	st->read_chunks++;
+	st->rdma_bytes_out += snd->len;
+	return hlen;
+
+encode_msg:
+	hlen = nfsrdma_wire_encode(req->sendbuf, ep->max_send, hdr);
+	if (hlen < 0)
+		return hlen;
+	p = req->sendbuf + hlen;
+	memcpy(p, snd->head[0].iov_base, head_len);
+	p += head_len;
+	if (!hdr->nr_read) {
+		xprtrdma_copy_from_pages(p, snd, snd->page_len);
+		p += snd->page_len;
+	}
+	memcpy(p, snd->tail[0].iov_base + tail_skip,
+	       snd->tail[0].iov_len - tail_skip);
+	return hlen + inline_len;
+}
+
+/**
+ * xprtrdma_send_done - Send completion handler
+ * @cq: send CQ
+ * @wc: work completion
+ *
+ * Releases the send buffer's DMA mapping and lets a reply waiting on this
+ * Send complete its RPC.
+ *
+ * Context: softirq (send CQ).
+ */
+void xprtrdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct xprtrdma_req *req =
+		container_of(wc->wr_cqe, struct xprtrdma_req, send_cqe);
+	struct xprtrdma_ep *ep = cq->cq_context;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_warn_ratelimited("xprtrdma: send to %s failed: %s (%u)\n",
+					    req->xp->xprt.address_strings[RPC_DISPLAY_ADDR],
+					    ib_wc_status_msg(wc->status),
+					    wc->vendor_err);
+		xprt_force_disconnect(&req->xp->xprt);
+	}
+	ib_dma_unmap_single(ep->device, req->send_dma, req->send_len,
+			    DMA_TO_DEVICE);
+	req->send_mapped = false;
+	clear_bit(XPRTRDMA_REQ_SEND_BUSY, &req->flags);
+	smp_mb__after_atomic();
+	wake_up_var(&req->flags);
+}
+
+/**
+ * xprtrdma_send_request - transmit one RPC call (rpc_xprt_ops.send_request)
+ * @rqst: the call, fully XDR encoded
+ *
+ * Context: rpciod or the caller's task, holding XPRT_LOCKED.  May sleep
+ * briefly on a retransmission whose previous Send or chunks are still
+ * outstanding.
+ *
+ * Return: 0 if posted; %-ENOTCONN if there is no connection (the core
+ * reconnects and retransmits); %-EBADSLT if the server's credits are all
+ * in use; %-ENOBUFS if the MR pool is empty (retried after a delay);
+ * %-EIO if the call cannot be expressed (it fails).
+ */
+int xprtrdma_send_request(struct rpc_rqst *rqst)
+{
+	struct rpc_xprt *xprt = rqst->rq_xprt;
+	struct xprtrdma_xprt *xp = xprtrdma_xp(xprt);
+	struct xprtrdma_req *req = xprtrdma_req(rqst);
+	struct xprtrdma_ep *ep = xp->ep;
+	struct ib_send_wr *first = NULL, *last = NULL;
+	const struct ib_send_wr *bad;
+	int len, ret, tries = 0;
+
+	if (!ep || !xprt_connected(xprt))
+		return -ENOTCONN;
+	if (!xprt_request_get_cong(xprt, rqst))
+		return -EBADSLT;
+
+	/* A retransmission: the earlier Send and chunks must be retired. */
+	wait_var_event(&req->flags,
+		       !test_bit(XPRTRDMA_REQ_SEND_BUSY, &req->flags));
+	if (!list_empty(&req->mrs)) {
+		mutex_lock(&xp->mr_mutex);
+		xprtrdma_invalidate(req, false, 0);
+		mutex_unlock(&xp->mr_mutex);
+	}
+
+again:
+	first = NULL;
+	last = NULL;
+	len = xprtrdma_marshal(req, ep, &first, &last);
+	if (len == -EAGAIN && !tries++) {
+		/* Read chunk did not help: retry as RDMA_NOMSG. */
+		xprtrdma_mrs_drop(req);
+		rqst->rq_snd_buf.flags &= ~XDRBUF_WRITE;
+		goto again;
+	}
+	if (len < 0) {
+		xprtrdma_mrs_drop(req);
+		if (len == -ENOBUFS || len == -ENOMEM) {
+			xp->stats.mr_exhausted++;
+			return -ENOBUFS;
+		}
+		xp->stats.failed_marshal++;
+		pr_warn_ratelimited("xprtrdma: cannot marshal call to %s: %d\n",
+				    xprt->address_strings[RPC_DISPLAY_ADDR], len);
+		return -EIO;
+	}
+
+	req->send_len = len;
+	req->send_dma = ib_dma_map_single(ep->device, req->sendbuf, len,
+					  DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ep->device, req->send_dma)) {
+		xprtrdma_mrs_drop(req);
+		return -ENOBUFS;
+	}
+	req->send_mapped = true;
+	req->send_sge.addr = req->send_dma;
+	req->send_sge.length = len;
+	req->send_sge.lkey = ep->pd->local_dma_lkey;
+	memset(&req->send_wr, 0, sizeof(req->send_wr));
+	req->send_wr.opcode = IB_WR_SEND;
+	req->send_wr.wr_cqe = &req->send_cqe;
+	req->send_wr.sg_list = &req->send_sge;
+	req->send_wr.num_sge = 1;
+	req->send_wr.send_flags = IB_SEND_SIGNALED;
+	if (last)
+		last->next = &req->send_wr;
+	else
+		first = &req->send_wr;
+
+	set_bit(XPRTRDMA_REQ_SEND_BUSY, &req->flags);
+	ret = ib_post_send(ep->cm_id->qp, first, &bad);
+	if (ret) {
+		/*
+		 * Part of the chain may be on the wire; only a reconnect
+		 * reliably retires it.  The MRs go back at teardown.
+		 */
+		pr_warn_ratelimited("xprtrdma: post to %s failed: %d\n",
+				    xprt->address_strings[RPC_DISPLAY_ADDR], ret);
+		/* The Send ends the chain, so it was never posted. */
+		ib_dma_unmap_single(ep->device, req->send_dma, len,
+				    DMA_TO_DEVICE);
+		req->send_mapped = false;
+		clear_bit(XPRTRDMA_REQ_SEND_BUSY, &req->flags);
+		if (bad == first)
+			xprtrdma_mrs_drop(req);
+		xprt_force_disconnect(xprt);
+		return -ENOTCONN;
+	}
+	return 0;
+}

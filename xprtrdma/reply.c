@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xprtrdma: receiving replies (RFC 8166 sections 3.5 and 4).
+ *
+ * A receive completion carries one transport header and, for RDMA_MSG,
+ * the inline part of the reply.  The handler decodes and validates the
+ * header with the shared codec, follows the credit grant, matches the
+ * XID, fences the call's chunks, places the reply into the request's
+ * receive xdr_buf exactly as a byte-stream transport would have, and
+ * completes the RPC.  Anything it cannot trust is dropped (no XID to
+ * blame) or turned into an unparsable reply for that one RPC, which the
+ * RPC client retries a few times and then fails with -EIO.
+ */
+
+#include <linux/slab.h>
+#include <linux/sunrpc/msg_prot.h>
+#include <linux/sunrpc/xdr.h>
+#include <linux/sunrpc/xprt.h>
+
+#include "xprtrdma.h"
+
+static const char *xprtrdma_rep_peer(struct xprtrdma_xprt *xp)
+{
+	return xp->xprt.address_strings[RPC_DISPLAY_ADDR];
+}
+
+static u32 xprtrdma_rep_chunk_len(const struct nfsrdma_wire_hdr *hdr,
+				  const struct nfsrdma_wire_chunk *chunk)
+{
+	const struct nfsrdma_wire_seg *seg = nfsrdma_wire_chunk_segs(hdr, chunk);
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i < chunk->nr_segs; i++)
+		sum += seg[i].length;
+	return sum > U32_MAX ? U32_MAX : (u32)sum;
+}
+
+/* Keep the task's view of the buffer identical to the receive side's. */
+static void xprtrdma_shrink_head(struct rpc_rqst *rqst, u32 head_len)
+{
+	u32 delta = rqst->rq_private_buf.head[0].iov_len - head_len;
+
+	rqst->rq_private_buf.head[0].iov_len = head_len;
+	rqst->rq_private_buf.buflen -= delta;
+	rqst->rq_rcv_buf.head[0].iov_len = head_len;
+	rqst->rq_rcv_buf.buflen -= delta;
+}
+
+/*
+ * Put the reply where the XDR decoder expects it.  Returns the reply's
+ * length in the xdr_buf, or a negative errno if the reply does not match
+ * what the call offered.
+ */
+static int xprtrdma_place_reply(struct xprtrdma_req *req,
+				const struct nfsrdma_wire_hdr *hdr,
+				void *inl, u32 ilen)
+{
+	struct rpc_rqst *rqst = &req->rqst;
+	struct xdr_buf *buf = &rqst->rq_private_buf;
+	struct xprtrdma_stats *st = &req->xp->stats;
+	u32 cap = buf->head[0].iov_len + buf->page_len + buf->tail[0].iov_len;
+	u32 w = 0, r, pos, rem, off;
+
+	if (hdr->proc == NFSRDMA_WIRE_PROC_NOMSG) {
+		/* The whole reply came through the Reply chunk, in place. */
+		r = xprtrdma_rep_chunk_len(hdr, &hdr->reply);
+		if (!req->reply_offered || r > req->reply_offered || !r)
+			return -EMSGSIZE;
+		st->rdma_bytes_in += r;
+		return r;
+	}
+
+	if (hdr->nr_write > 1)
+		return -EINVAL;
+	if (hdr->nr_write) {
+		w = xprtrdma_rep_chunk_len(hdr, &hdr->write[0]);
+		if (w > req->write_offered)
+			return -EMSGSIZE;
+	}
+
+	if (!w) {
+		if (ilen > cap)
+			return -EMSGSIZE;
+		write_bytes_to_xdr_buf(buf, 0, inl, ilen);
+		st->fixup_bytes += ilen;
+		return ilen;
+	}
+
+	/*
+	 * The server moved the data item into the Write chunk; it landed in
+	 * the page list.  For the NFS procedures that use one (READ,
+	 * READLINK) the item ends the reply, so the inline part is all
+	 * header: the head must end exactly where the data begins, or the
+	 * decoder would shift page data around.  Any inline bytes beyond
+	 * the head follow the data, XDR-aligned as the stream would have
+	 * them.
+	 */
+	st->rdma_bytes_in += w;
+	pos = min_t(u32, ilen, buf->head[0].iov_len);
+	memcpy(buf->head[0].iov_base, inl, pos);
+	st->fixup_bytes += pos;
+	if (pos < buf->head[0].iov_len)
+		xprtrdma_shrink_head(rqst, pos);
+	/*
+	 * The chunk carries no XDR pad, but the RPC client insists on a
+	 * whole number of XDR words, so the pad is counted (its bytes are
+	 * never read).
+	 */
+	rem = ilen - pos;
+	off = pos + xdr_align_size(w);
+	if (!rem)
+		return off;
+	if (off + rem > buf->head[0].iov_len + buf->page_len +
+			buf->tail[0].iov_len)
+		return -EMSGSIZE;
+	write_bytes_to_xdr_buf(buf, off, inl + pos, rem);
+	st->fixup_bytes += rem;
+	return off + rem;
+}
+
+/*
+ * Complete the RPC with a reply that holds only its XID: the RPC client
+ * finds it unparsable, retries a couple of times, then fails with -EIO.
+ */
+static int xprtrdma_garbage_reply(struct rpc_rqst *rqst)
+{
+	memcpy(rqst->rq_private_buf.head[0].iov_base, &rqst->rq_xid,
+	       sizeof(rqst->rq_xid));
+	return sizeof(rqst->rq_xid);
+}
+
+/* Is this an RPC Call (a backchannel request) rather than a Reply? */
+static bool xprtrdma_is_call(const struct nfsrdma_wire_hdr *hdr,
+			     const void *inl, u32 ilen)
+{
+	const __be32 *p = inl;
+
+	return hdr->proc == NFSRDMA_WIRE_PROC_MSG && ilen >= 8 &&
+	       p[1] == cpu_to_be32(RPC_CALL);
+}
+
+static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
+				  struct xprtrdma_rep *rep, struct ib_wc *wc)
+{
+	struct xprtrdma_xprt *xp = ep->xp;
+	struct rpc_xprt *xprt = &xp->xprt;
+	struct nfsrdma_wire_hdr *hdr = ep->scratch;
+	struct xprtrdma_req *req;
+	struct rpc_rqst *rqst;
+	u32 len = wc->byte_len, ilen = 0;
+	void *inl = NULL;
+	int ret, copied;
+
+	ret = nfsrdma_wire_decode(hdr, rep->buf, len);
+	if (len < NFSRDMA_WIRE_PREFIX_SIZE) {
+		xp->stats.bad_replies++;
+		pr_warn_ratelimited("xprtrdma: %u-byte message from %s dropped\n",
+				    len, xprtrdma_rep_peer(xp));
+		return;
+	}
+	if (!ret) {
+		inl = rep->buf + hdr->hdr_len;
+		ilen = len - hdr->hdr_len;
+		if (xprtrdma_is_call(hdr, inl, ilen)) {
+			/* No backchannel yet: the server's callback times out. */
+			xprtrdma_update_credits(xp, hdr->credits);
+			return;
+		}
+		ret = nfsrdma_wire_check_inline(hdr, ilen,
+						NFSRDMA_WIRE_DIR_REPLY);
+		if (!ret)
+			xprtrdma_update_credits(xp, hdr->credits);
+	}
+
+	spin_lock(&xprt->queue_lock);
+	rqst = xprt_lookup_rqst(xprt, hdr->xid);
+	if (!rqst) {
+		spin_unlock(&xprt->queue_lock);
+		if (ret) {
+			xp->stats.bad_replies++;
+			pr_warn_ratelimited("xprtrdma: malformed message (%d) with unknown XID from %s dropped\n",
+					    ret, xprtrdma_rep_peer(xp));
+		}
+		return;
+	}
+	xprt_pin_rqst(rqst);
+	spin_unlock(&xprt->queue_lock);
+	req = xprtrdma_req(rqst);
+
+	/* The Send's buffer and MRs must be quiet before the RPC moves on. */
+	if (test_bit(XPRTRDMA_REQ_SEND_BUSY, &req->flags)) {
+		xp->stats.reply_waits_send++;
+		wait_var_event(&req->flags,
+			       !test_bit(XPRTRDMA_REQ_SEND_BUSY, &req->flags));
+	}
+	mutex_lock(&xp->mr_mutex);
+	xprtrdma_invalidate(req, wc->wc_flags & IB_WC_WITH_INVALIDATE,
+			    wc->ex.invalidate_rkey);
+	mutex_unlock(&xp->mr_mutex);
+
+	if (ret) {
+		pr_warn_ratelimited("xprtrdma: malformed reply (%d) from %s, XID 0x%08x\n",
+				    ret, xprtrdma_rep_peer(xp),
+				    be32_to_cpu(hdr->xid));
+		copied = -EINVAL;
+	} else if (hdr->proc == NFSRDMA_WIRE_PROC_ERROR) {
+		pr_warn_ratelimited("xprtrdma: %s returned %s for XID 0x%08x\n",
+				    xprtrdma_rep_peer(xp),
+				    hdr->err == NFSRDMA_WIRE_ERR_VERS ?
+				    "ERR_VERS" : "ERR_CHUNK",
+				    be32_to_cpu(hdr->xid));
+		copied = -EREMOTEIO;
+	} else {
+		copied = xprtrdma_place_reply(req, hdr, inl, ilen);
+		if (copied < 0)
+			pr_warn_ratelimited("xprtrdma: reply from %s does not match its call (%d), XID 0x%08x\n",
+					    xprtrdma_rep_peer(xp), copied,
+					    be32_to_cpu(hdr->xid));
+	}
+	if (copied < 0) {
+		xp->stats.bad_replies++;
+		copied = xprtrdma_garbage_reply(rqst);
+	}
+
+	spin_lock(&xprt->queue_lock);
+	xprt_complete_rqst(rqst->rq_task, copied);
+	xprt_unpin_rqst(rqst);
+	spin_unlock(&xprt->queue_lock);
+}
+
+/**
+ * xprtrdma_recv_done - receive completion handler
+ * @cq: receive CQ
+ * @wc: work completion
+ *
+ * Handles one reply and reposts the buffer.  A failed receive (other than
+ * a flush during teardown) breaks the connection.
+ *
+ * Context: the CQ's workqueue; one invocation at a time per CQ.  May
+ * sleep while a reply waits for its call's Send or invalidation.
+ */
+void xprtrdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct xprtrdma_rep *rep =
+		container_of(wc->wr_cqe, struct xprtrdma_rep, cqe);
+	struct xprtrdma_ep *ep = rep->ep;
+	struct rpc_xprt *xprt = &ep->xp->xprt;
+	int ret;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
+			pr_warn_ratelimited("xprtrdma: receive from %s failed: %s (%u)\n",
+					    xprtrdma_rep_peer(ep->xp),
+					    ib_wc_status_msg(wc->status),
+					    wc->vendor_err);
+			xprt_force_disconnect(xprt);
+		}
+		return;
+	}
+
+	ib_dma_sync_single_for_cpu(ep->device, rep->dma, XPRTRDMA_INLINE_RECV,
+				   DMA_FROM_DEVICE);
+	xprtrdma_handle_reply(ep, rep, wc);
+	ib_dma_sync_single_for_device(ep->device, rep->dma,
+				      XPRTRDMA_INLINE_RECV, DMA_FROM_DEVICE);
+
+	ret = xprtrdma_post_recv(rep);
+	if (ret && ret != -ESHUTDOWN) {
+		/* One receive short of the credits we promised: start over. */
+		pr_warn_ratelimited("xprtrdma: repost for %s failed: %d\n",
+				    xprtrdma_rep_peer(ep->xp), ret);
+		xprt_force_disconnect(xprt);
+	}
+}

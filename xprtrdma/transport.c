@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xprtrdma: the rpc_xprt side of the client transport.
+ *
+ * Setup and destruction of a transport instance, the request slots, RPC
+ * buffers, the connect/close entry points and the statistics line.  The
+ * connection itself lives in conn.c, the data path in marshal.c/reply.c.
+ */
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/seq_file.h>
+#include <linux/sunrpc/addr.h>
+#include <linux/sunrpc/clnt.h>
+#include <linux/sunrpc/sched.h>
+#include <linux/sunrpc/xprt.h>
+
+#include "xprtrdma.h"
+
+/* Reconnect backoff: start like a TCP transport, cap at the major timeout. */
+#define XPRTRDMA_INIT_REEST_TO	(3U * HZ)
+#define XPRTRDMA_IDLE_DISC_TO	(5U * 60 * HZ)
+#define XPRTRDMA_BIND_TO	(60U * HZ)
+
+static const struct rpc_timeout xprtrdma_default_timeout = {
+	.to_initval	= 60 * HZ,
+	.to_maxval	= 60 * HZ,
+	.to_retries	= 2,
+};
+
+static void xprtrdma_alloc_slot(struct rpc_xprt *xprt, struct rpc_task *task)
+{
+	struct xprtrdma_xprt *xp = xprtrdma_xp(xprt);
+	struct xprtrdma_req *req;
+
+	spin_lock(&xprt->reserve_lock);
+	req = list_first_entry_or_null(&xp->free_reqs, struct xprtrdma_req,
+				       free);
+	if (!req) {
+		/* Slots are fixed; wait for xprtrdma_free_slot to hand one on. */
+		xprt_add_backlog(xprt, task);
+		spin_unlock(&xprt->reserve_lock);
+		task->tk_status = -EAGAIN;
+		return;
+	}
+	list_del_init(&req->free);
+	xprt->num_reqs++;
+	xprt->stat.max_slots = max_t(unsigned long, xprt->stat.max_slots,
+				     xprt->num_reqs);
+	spin_unlock(&xprt->reserve_lock);
+
+	task->tk_rqstp = &req->rqst;
+	task->tk_status = 0;
+}
+
+static void xprtrdma_free_slot(struct rpc_xprt *xprt, struct rpc_rqst *rqst)
+{
+	struct xprtrdma_xprt *xp = xprtrdma_xp(xprt);
+	struct xprtrdma_req *req = xprtrdma_req(rqst);
+
+	spin_lock(&xprt->reserve_lock);
+	/* A waiting task takes the slot over as it is, still counted. */
+	if (!xprt_wake_up_backlog(xprt, rqst)) {
+		memset(rqst, 0, sizeof(*rqst));
+		list_add(&req->free, &xp->free_reqs);
+		xprt->num_reqs--;
+	}
+	spin_unlock(&xprt->reserve_lock);
+}
+
+static int xprtrdma_buf_alloc(struct rpc_task *task)
+{
+	struct rpc_rqst *rqst = task->tk_rqstp;
+	size_t callsize = ALIGN(rqst->rq_callsize, 8);
+	void *buf;
+
+	/*
+	 * kmalloc, not vmalloc: chunks may cover these buffers, and FRWR
+	 * needs them physically contiguous within each page run.
+	 */
+	buf = kmalloc(callsize + rqst->rq_rcvsize,
+		      rpc_task_gfp_mask() | __GFP_NOWARN);
+	if (!buf)
+		return -ENOMEM;
+	rqst->rq_buffer = buf;
+	rqst->rq_rbuffer = buf + callsize;
+	return 0;
+}
+
+static void xprtrdma_buf_free(struct rpc_task *task)
+{
+	struct rpc_rqst *rqst = task->tk_rqstp;
+
+	kfree(rqst->rq_buffer);
+	rqst->rq_buffer = NULL;
+	rqst->rq_rbuffer = NULL;
+}
+
+static void xprtrdma_connect(struct rpc_xprt *xprt, struct rpc_task *task)
+{
+	struct xprtrdma_xprt *xp = xprtrdma_xp(xprt);
+	unsigned long delay = 0;
+
+	/* The worker owns the write lock until it has an answer. */
+	WARN_ON_ONCE(!xprt_lock_connect(xprt, task, xp));
+
+	if (xprt->stat.connect_count) {
+		delay = xprt_reconnect_delay(xprt);
+		xprt_reconnect_backoff(xprt, XPRTRDMA_INIT_REEST_TO);
+	}
+	queue_delayed_work(xprtiod_workqueue, &xp->connect_work, delay);
+}
+
+static void xprtrdma_close(struct rpc_xprt *xprt)
+{
+	struct xprtrdma_xprt *xp = xprtrdma_xp(xprt);
+
+	/* Runs under XPRT_LOCKED (autoclose or destroy): no sender races. */
+	xprtrdma_ep_destroy(xp);
+	xprt_disconnect_done(xprt);
+}
+
+static void xprtrdma_free_reqs(struct xprtrdma_xprt *xp)
+{
+	unsigned int i;
+
+	for (i = 0; i < xp->nr_reqs; i++)
+		kfree(xp->reqs[i].sendbuf);
+	kfree(xp->reqs);
+}
+
+static void xprtrdma_free_addresses(struct rpc_xprt *xprt)
+{
+	kfree(xprt->address_strings[RPC_DISPLAY_ADDR]);
+	kfree(xprt->address_strings[RPC_DISPLAY_PORT]);
+	kfree(xprt->address_strings[RPC_DISPLAY_HEX_ADDR]);
+	kfree(xprt->address_strings[RPC_DISPLAY_HEX_PORT]);
+}
+
+static void xprtrdma_destroy(struct rpc_xprt *xprt)
+{
+	struct xprtrdma_xprt *xp = xprtrdma_xp(xprt);
+
+	cancel_delayed_work_sync(&xp->connect_work);
+	xprtrdma_ep_destroy(xp);
+	xprtrdma_free_reqs(xp);
+	kfree(xp->hdr);
+	xprtrdma_free_addresses(xprt);
+	xprt_free(xprt);
+	module_put(THIS_MODULE);
+}
+
+static void xprtrdma_set_connect_timeout(struct rpc_xprt *xprt,
+					 unsigned long connect_timeout,
+					 unsigned long reconnect_timeout)
+{
+	spin_lock(&xprt->transport_lock);
+	if (reconnect_timeout < xprt->max_reconnect_timeout)
+		xprt->max_reconnect_timeout = reconnect_timeout;
+	if (connect_timeout < xprt->connect_timeout)
+		xprt->connect_timeout = connect_timeout;
+	spin_unlock(&xprt->transport_lock);
+}
+
+static void xprtrdma_set_port(struct rpc_xprt *xprt, unsigned short port)
+{
+	char buf[8];
+
+	rpc_set_port((struct sockaddr *)&xprt->addr, port);
+	kfree(xprt->address_strings[RPC_DISPLAY_PORT]);
+	kfree(xprt->address_strings[RPC_DISPLAY_HEX_PORT]);
+	snprintf(buf, sizeof(buf), "%u", port);
+	xprt->address_strings[RPC_DISPLAY_PORT] = kstrdup(buf, GFP_KERNEL);
+	snprintf(buf, sizeof(buf), "%4hx", port);
+	xprt->address_strings[RPC_DISPLAY_HEX_PORT] = kstrdup(buf, GFP_KERNEL);
+}
+
+/*
+ * The line has the generic fields first (as every stream transport prints
+ * them) and then seventeen RDMA counters, so the field count and order
+ * match what mountstats(8) parses for "rdma".
+ */
+static void xprtrdma_print_stats(struct rpc_xprt *xprt, struct seq_file *seq)
+{
+	struct xprtrdma_xprt *xp = xprtrdma_xp(xprt);
+	struct xprtrdma_stats *s = &xp->stats;
+	long idle_time = 0;
+
+	if (xprt_connected(xprt))
+		idle_time = (long)(jiffies - xprt->last_used) / HZ;
+
+	seq_printf(seq, "\txprt:\trdma %u %lu %lu %lu %ld %lu %lu %lu %llu %llu ",
+		   0U, xprt->stat.bind_count, xprt->stat.connect_count,
+		   xprt->stat.connect_time / HZ, idle_time,
+		   xprt->stat.sends, xprt->stat.recvs, xprt->stat.bad_xids,
+		   xprt->stat.req_u, xprt->stat.bklog_u);
+	seq_printf(seq, "%lu %lu %lu %llu %llu %llu %llu %lu %lu %lu ",
+		   s->read_chunks, s->write_chunks, s->reply_chunks,
+		   s->rdma_bytes_out, s->rdma_bytes_in, s->pullup_bytes,
+		   s->fixup_bytes, s->inline_calls, s->failed_marshal,
+		   s->bad_replies);
+	seq_printf(seq, "%lu %lu %lu %lu %lu %lu %lu\n",
+		   s->nomsg_calls, s->remote_invs, 0UL, s->mrs_allocated,
+		   s->local_invs, s->mr_exhausted, s->reply_waits_send);
+}
+
+static void xprtrdma_inject_disconnect(struct rpc_xprt *xprt)
+{
+	xprt_force_disconnect(xprt);
+}
+
+/*
+ * Backchannel (RFC 8167) is not implemented yet.  NFSv4.1 insists on a
+ * bc_setup method before it starts its callback service, so accept the
+ * setup and advertise a minimal channel; callbacks the server sends are
+ * dropped as unmatched replies and the server reports the callback path
+ * down, which costs delegations, not correctness.
+ */
+static int xprtrdma_bc_setup(struct rpc_xprt *xprt, unsigned int min_reqs)
+{
+	return 0;
+}
+
+static size_t xprtrdma_bc_maxpayload(struct rpc_xprt *xprt)
+{
+	return XPRTRDMA_INLINE_RECV - NFSRDMA_WIRE_MIN_MSG_SIZE;
+}
+
+static unsigned int xprtrdma_bc_num_slots(struct rpc_xprt *xprt)
+{
+	return 1;
+}
+
+static void xprtrdma_bc_free_rqst(struct rpc_rqst *rqst)
+{
+}
+
+static void xprtrdma_bc_destroy(struct rpc_xprt *xprt, unsigned int max_reqs)
+{
+}
+
+static const struct rpc_xprt_ops xprtrdma_ops = {
+	.reserve_xprt		= xprt_reserve_xprt_cong,
+	.release_xprt		= xprt_release_xprt_cong,
+	.alloc_slot		= xprtrdma_alloc_slot,
+	.free_slot		= xprtrdma_free_slot,
+	.release_request	= xprt_release_rqst_cong,
+	.set_port		= xprtrdma_set_port,
+	.connect		= xprtrdma_connect,
+	.buf_alloc		= xprtrdma_buf_alloc,
+	.buf_free		= xprtrdma_buf_free,
+	.send_request		= xprtrdma_send_request,
+	.wait_for_reply_request	= xprt_wait_for_reply_request_def,
+	.close			= xprtrdma_close,
+	.destroy		= xprtrdma_destroy,
+	.set_connect_timeout	= xprtrdma_set_connect_timeout,
+	.print_stats		= xprtrdma_print_stats,
+	.inject_disconnect	= xprtrdma_inject_disconnect,
+	.bc_setup		= xprtrdma_bc_setup,
+	.bc_maxpayload		= xprtrdma_bc_maxpayload,
+	.bc_num_slots		= xprtrdma_bc_num_slots,
+	.bc_free_rqst		= xprtrdma_bc_free_rqst,
+	.bc_destroy		= xprtrdma_bc_destroy,
+};
+
+/**
+ * xprtrdma_update_credits - follow the credit grant of a reply
+ * @xp: transport
+ * @credits: rdma_credit value the server sent
+ *
+ * Keeps the congestion window at exactly the granted credits so that the
+ * core never has more calls outstanding than the server has receives.
+ *
+ * Context: any; takes xprt->transport_lock.
+ */
+void xprtrdma_update_credits(struct xprtrdma_xprt *xp, u32 credits)
+{
+	struct rpc_xprt *xprt = &xp->xprt;
+
+	/* Zero would stall us forever; more than we can use is pointless. */
+	credits = clamp_t(u32, credits, 1, xp->nr_reqs);
+	if (credits == xp->credits)
+		return;
+	spin_lock(&xprt->transport_lock);
+	xp->credits = credits;
+	xprt->cwnd = (unsigned long)credits << RPC_CWNDSHIFT;
+	spin_unlock(&xprt->transport_lock);
+}
+
+static int xprtrdma_alloc_reqs(struct xprtrdma_xprt *xp, unsigned int count)
+{
+	unsigned int i;
+
+	xp->reqs = kcalloc(count, sizeof(*xp->reqs), GFP_KERNEL);
+	if (!xp->reqs)
+		return -ENOMEM;
+	xp->nr_reqs = count;
+	for (i = 0; i < count; i++) {
+		struct xprtrdma_req *req = &xp->reqs[i];
+
+		req->xp = xp;
+		req->sendbuf = kmalloc(XPRTRDMA_INLINE_SEND, GFP_KERNEL);
+		if (!req->sendbuf)
+			return -ENOMEM;
+		INIT_LIST_HEAD(&req->mrs);
+		init_completion(&req->inv_done);
+		req->send_cqe.done = xprtrdma_send_done;
+		list_add_tail(&req->free, &xp->free_reqs);
+	}
+	return 0;
+}
+
+static int xprtrdma_format_addresses(struct rpc_xprt *xprt)
+{
+	struct sockaddr *sap = (struct sockaddr *)&xprt->addr;
+	char buf[64];
+
+	switch (sap->sa_family) {
+	case AF_INET:
+		xprt->address_strings[RPC_DISPLAY_NETID] = RPCBIND_NETID_RDMA;
+		snprintf(buf, sizeof(buf), "%08x",
+			 ntohl(((struct sockaddr_in *)sap)->sin_addr.s_addr));
+		break;
+	case AF_INET6:
+		xprt->address_strings[RPC_DISPLAY_NETID] = RPCBIND_NETID_RDMA6;
+		snprintf(buf, sizeof(buf), "%pi6",
+			 &((struct sockaddr_in6 *)sap)->sin6_addr);
+		break;
+	default:
+		return -EAFNOSUPPORT;
+	}
+	xprt->address_strings[RPC_DISPLAY_HEX_ADDR] = kstrdup(buf, GFP_KERNEL);
+	rpc_ntop(sap, buf, sizeof(buf));
+	xprt->address_strings[RPC_DISPLAY_ADDR] = kstrdup(buf, GFP_KERNEL);
+	/* "rdma" is what NFS prints as proto= in /proc/mounts. */
+	xprt->address_strings[RPC_DISPLAY_PROTO] = "rdma";
+	xprtrdma_set_port(xprt, rpc_get_port(sap));
+	if (!xprt->address_strings[RPC_DISPLAY_HEX_ADDR] ||
+	    !xprt->address_strings[RPC_DISPLAY_ADDR] ||
+	    !xprt->address_strings[RPC_DISPLAY_PORT] ||
+	    !xprt->address_strings[RPC_DISPLAY_HEX_PORT])
+		return -ENOMEM;
+	return 0;
+}
+
+/**
+ * xprtrdma_setup - create an RPC-over-RDMA client transport
+ * @args: creation arguments from the RPC client
+ *
+ * Context: process context, may sleep.
+ *
+ * Return: the new transport, or an ERR_PTR: %-EBADF if the address is too
+ * long, %-EAFNOSUPPORT for a family other than IPv4/IPv6, %-ENOMEM, or
+ * %-EINVAL if the module is going away.
+ */
+struct rpc_xprt *xprtrdma_setup(struct xprt_create *args)
+{
+	struct xprtrdma_xprt *xp;
+	struct rpc_xprt *xprt;
+	int ret;
+
+	if (args->addrlen > sizeof(xprt->addr))
+		return ERR_PTR(-EBADF);
+
+	/* Our own slots: xprt_alloc's generic ones are not preallocated. */
+	xprt = xprt_alloc(args->net, sizeof(*xp), 0, xprtrdma_max_slots);
+	if (!xprt)
+		return ERR_PTR(-ENOMEM);
+	xp = xprtrdma_xp(xprt);
+	INIT_LIST_HEAD(&xp->list);
+	INIT_LIST_HEAD(&xp->free_reqs);
+	mutex_init(&xp->mr_mutex);
+	INIT_DELAYED_WORK(&xp->connect_work, xprtrdma_connect_worker);
+
+	xprt->num_reqs = 0;
+	xprt->timeout = &xprtrdma_default_timeout;
+	xprt->connect_timeout = xprt->timeout->to_initval *
+				(xprt->timeout->to_retries + 1);
+	xprt->max_reconnect_timeout = xprt->timeout->to_maxval;
+	xprt->bind_timeout = XPRTRDMA_BIND_TO;
+	xprt->reestablish_timeout = XPRTRDMA_INIT_REEST_TO;
+	xprt->idle_timeout = XPRTRDMA_IDLE_DISC_TO;
+	/* RDMA-CM on RoCE/iWARP uses the TCP port space (RDMA_PS_TCP). */
+	xprt->prot = IPPROTO_TCP;
+	xprt->xprt_class = &xprtrdma_class;
+	xprt->max_payload = XPRTRDMA_MAX_PAYLOAD;
+	xprt->resvport = 0;
+	xprt->ops = &xprtrdma_ops;
+
+	memcpy(&xprt->addr, args->dstaddr, args->addrlen);
+	xprt->addrlen = args->addrlen;
+	if (rpc_get_port((struct sockaddr *)&xprt->addr))
+		xprt_set_bound(xprt);
+
+	xp->hdr = kzalloc(sizeof(*xp->hdr), GFP_KERNEL);
+	if (!xp->hdr) {
+		ret = -ENOMEM;
+		goto out_free_xprt;
+	}
+	ret = xprtrdma_alloc_reqs(xp, xprtrdma_max_slots);
+	if (ret)
+		goto out_free_reqs;
+	xp->credits = 1;
+	xprt->cwnd = RPC_CWNDSCALE;
+
+	ret = xprtrdma_format_addresses(xprt);
+	if (ret)
+		goto out_free_addresses;
+
+	if (!try_module_get(THIS_MODULE)) {
+		ret = -EINVAL;
+		goto out_free_addresses;
+	}
+	return xprt;
+
+out_free_addresses:
+	xprtrdma_free_addresses(xprt);
+out_free_reqs:
+	xprtrdma_free_reqs(xp);
+	kfree(xp->hdr);
+out_free_xprt:
+	xprt_free(xprt);
+	return ERR_PTR(ret);
+}

@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xprtrdma: internal types of the RPC-over-RDMA Version 1 client transport.
+ *
+ * Object model (NVMe-oF host shaped):
+ *
+ *   struct xprtrdma_xprt   one per rpc_xprt; lives as long as the rpc_xprt.
+ *                          Owns the request slots (struct xprtrdma_req) and
+ *                          at most one connection (struct xprtrdma_ep).
+ *   struct xprtrdma_ep     one per connection attempt: cm_id, PD, CQs, QP,
+ *                          the MR pool and the posted receives.  Built by
+ *                          the connect worker, torn down by ->close.
+ *   struct xprtrdma_req    one per RPC slot; embeds the rpc_rqst, owns a
+ *                          send buffer and the MRs registered for its chunks.
+ *   struct xprtrdma_rep    one posted receive buffer.
+ *   struct xprtrdma_mr     one FRWR memory region from the ep's pool.
+ *
+ * Lifetime rule: an ep is only created or destroyed while the transport
+ * write lock (XPRT_LOCKED) is held, by the connect worker or by ->close, so
+ * ->send_request (which also runs under XPRT_LOCKED) always sees a stable
+ * ep.  Completion handlers only run between QP creation and ib_drain_qp().
+ */
+#ifndef XPRTRDMA_XPRTRDMA_H
+#define XPRTRDMA_XPRTRDMA_H
+
+#include <linux/completion.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/scatterlist.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <linux/sunrpc/xprt.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+#include <nfsrdma/wire.h>
+
+/* Inline sizes we advertise in RFC 8797 private data. */
+#define XPRTRDMA_INLINE_SEND		4096
+#define XPRTRDMA_INLINE_RECV		4096
+
+/* Largest RPC payload a mount may negotiate over this transport. */
+#define XPRTRDMA_MAX_PAYLOAD		(1024 * 1024)
+
+/* Credits we ask the server for; also the number of receives posted. */
+#define XPRTRDMA_MAX_CREDITS		128
+
+/* Receives beyond the credit limit, for backchannel calls and slack. */
+#define XPRTRDMA_EXTRA_RECVS		4
+
+/*
+ * Work requests one RPC can put on the send queue: a REG_MR for each MR
+ * of its chunks plus the Send, and later a LOCAL_INV for each MR.
+ */
+#define XPRTRDMA_MAX_MRS_PER_REQ	8
+#define XPRTRDMA_WRS_PER_REQ		(2 * XPRTRDMA_MAX_MRS_PER_REQ + 1)
+
+/* Pages in one MR at most; a 1 MiB payload starting mid-page needs 257. */
+#define XPRTRDMA_MAX_MR_DEPTH		(XPRTRDMA_MAX_PAYLOAD / PAGE_SIZE + 1)
+
+/* Connection setup time limits, in milliseconds. */
+#define XPRTRDMA_RESOLVE_TIMEOUT_MS	5000
+#define XPRTRDMA_CONNECT_TIMEOUT_MS	10000
+
+extern unsigned int xprtrdma_max_slots;
+extern struct xprt_class xprtrdma_class;
+
+/**
+ * struct xprtrdma_stats - transport counters shown in /proc/self/mountstats
+ * @read_chunks: Read chunks (call data pulled by the server) sent
+ * @write_chunks: Write chunks (reply data pushed by the server) offered
+ * @reply_chunks: Reply chunks offered
+ * @rdma_bytes_out: call bytes the server pulled with RDMA Read
+ * @rdma_bytes_in: reply bytes the server pushed with RDMA Write
+ * @pullup_bytes: bytes of page data copied into inline send buffers
+ * @fixup_bytes: bytes of inline reply copied into the receive xdr_buf
+ * @inline_calls: calls sent entirely inline (RDMA_MSG, no Read chunk)
+ * @failed_marshal: calls that could not be marshaled
+ * @bad_replies: replies dropped or refused as malformed
+ * @nomsg_calls: calls sent as RDMA_NOMSG with a Position-zero Read chunk
+ * @mrs_allocated: MRs allocated over the life of the transport
+ * @local_invs: MRs invalidated with LOCAL_INV
+ * @remote_invs: MRs the server invalidated with Send With Invalidate
+ * @mr_exhausted: times a call waited because the MR pool was empty
+ * @reply_waits_send: replies that arrived before their Send completed
+ */
+struct xprtrdma_stats {
+	unsigned long read_chunks;
+	unsigned long write_chunks;
+	unsigned long reply_chunks;
+	unsigned long long rdma_bytes_out;
+	unsigned long long rdma_bytes_in;
+	unsigned long long pullup_bytes;
+	unsigned long long fixup_bytes;
+	unsigned long inline_calls;
+	unsigned long failed_marshal;
+	unsigned long bad_replies;
+	unsigned long nomsg_calls;
+	unsigned long mrs_allocated;
+	unsigned long local_invs;
+	unsigned long remote_invs;
+	unsigned long mr_exhausted;
+	unsigned long reply_waits_send;
+};
+
+struct xprtrdma_ep;
+
+/**
+ * struct xprtrdma_mr - one FRWR memory region
+ * @list: on &xprtrdma_ep.mr_free or on &xprtrdma_req.mrs
+ * @ep: connection whose PD the MR belongs to
+ * @mr: the verbs MR (IB_MR_TYPE_MEM_REG)
+ * @sg: scatterlist describing the registered memory
+ * @nents: entries of @sg in use
+ * @mapped: @sg is DMA mapped
+ * @dir: DMA direction of the mapping
+ * @reg_wr: REG_MR work request
+ * @inv_wr: LOCAL_INV work request
+ * @reg_cqe: completion of @reg_wr (only errors are reported)
+ * @inv_cqe: completion of @inv_wr
+ * @invalidated: the server invalidated the rkey (Send With Invalidate)
+ * @req: request that the MR is registered for, for LOCAL_INV completion
+ * @signaled: @inv_wr is the signaled end of its LOCAL_INV chain
+ */
+struct xprtrdma_mr {
+	struct list_head list;
+	struct xprtrdma_ep *ep;
+	struct ib_mr *mr;
+	struct scatterlist *sg;
+	int nents;
+	bool mapped;
+	enum dma_data_direction dir;
+	struct ib_reg_wr reg_wr;
+	struct ib_send_wr inv_wr;
+	struct ib_cqe reg_cqe;
+	struct ib_cqe inv_cqe;
+	bool invalidated;
+	struct xprtrdma_req *req;
+	bool signaled;
+};
+
+/**
+ * struct xprtrdma_rep - one posted receive
+ * @ep: owning connection
+ * @buf: receive buffer, %XPRTRDMA_INLINE_RECV bytes
+ * @dma: DMA address of @buf
+ * @cqe: receive completion
+ * @wr: receive work request
+ * @sge: its single SGE
+ */
+struct xprtrdma_rep {
+	struct xprtrdma_ep *ep;
+	void *buf;
+	u64 dma;
+	struct ib_cqe cqe;
+	struct ib_recv_wr wr;
+	struct ib_sge sge;
+};
+
+/**
+ * struct xprtrdma_ep - one RDMA connection
+ * @xp: owning transport
+ * @list: on the global list the device-removal client walks
+ * @cm_id: RDMA-CM identifier
+ * @device: RDMA device, set once the address is resolved
+ * @pd: protection domain
+ * @send_cq: Send, REG_MR and LOCAL_INV completions (softirq)
+ * @recv_cq: receive completions (workqueue: reply handling may sleep)
+ * @cm_done: completed by the CM handler at each connection-setup step
+ * @cm_status: result of the last connection-setup step
+ * @established: the CM reported ESTABLISHED and no disconnect since
+ * @draining: teardown has begun; nothing new may be posted
+ * @post_lock: orders posts from completion handlers against @draining
+ * @peer: the server's RFC 8797 private data, or the defaults
+ * @max_send: largest RPC-over-RDMA message we may send
+ * @mr_depth: pages per MR
+ * @mr_lock: protects @mr_free
+ * @mr_free: idle MRs
+ * @mrs: every MR, for teardown
+ * @nr_mrs: entries in @mrs
+ * @reps: receive objects
+ * @nr_reps: entries in @reps
+ * @scratch: decoded header of the reply being handled; the receive CQ is
+ *	polled by one work item at a time, so one is enough
+ * @pdata: our private data, kept for rdma_connect
+ */
+struct xprtrdma_ep {
+	struct xprtrdma_xprt *xp;
+	struct list_head list;
+	struct rdma_cm_id *cm_id;
+	struct ib_device *device;
+	struct ib_pd *pd;
+	struct ib_cq *send_cq;
+	struct ib_cq *recv_cq;
+	struct completion cm_done;
+	int cm_status;
+	bool established;
+	bool draining;
+	spinlock_t post_lock;
+	struct nfsrdma_wire_cm_pdata peer;
+	u32 max_send;
+	u32 mr_depth;
+	spinlock_t mr_lock;
+	struct list_head mr_free;
+	struct xprtrdma_mr *mrs;
+	unsigned int nr_mrs;
+	struct xprtrdma_rep *reps;
+	unsigned int nr_reps;
+	struct nfsrdma_wire_hdr *scratch;
+	u8 pdata[NFSRDMA_WIRE_CM_PDATA_SIZE];
+};
+
+/* Bits in &xprtrdma_req.flags */
+enum {
+	XPRTRDMA_REQ_SEND_BUSY,		/* Send posted, not completed */
+};
+
+/**
+ * struct xprtrdma_req - transport state of one RPC slot
+ * @rqst: the generic request; must stay first for container_of clarity
+ * @xp: owning transport
+ * @free: on &xprtrdma_xprt.free_reqs while the slot is unused
+ * @flags: XPRTRDMA_REQ_* bits
+ * @sendbuf: transport header plus inline RPC message
+ * @send_dma: DMA address of @sendbuf while a Send is in flight
+ * @send_len: bytes of @sendbuf being sent
+ * @send_mapped: @send_dma is valid
+ * @send_cqe: Send completion
+ * @send_wr: the Send work request
+ * @send_sge: its SGE
+ * @mrs: MRs registered for this call's chunks
+ * @nr_mrs: entries on @mrs
+ * @write_offered: bytes offered in the Write chunk, 0 if none
+ * @reply_offered: bytes offered in the Reply chunk, 0 if none
+ * @inv_done: the signaled LOCAL_INV of this request completed
+ */
+struct xprtrdma_req {
+	struct rpc_rqst rqst;
+	struct xprtrdma_xprt *xp;
+	struct list_head free;
+	unsigned long flags;
+	void *sendbuf;
+	u64 send_dma;
+	u32 send_len;
+	bool send_mapped;
+	struct ib_cqe send_cqe;
+	struct ib_send_wr send_wr;
+	struct ib_sge send_sge;
+	struct list_head mrs;
+	unsigned int nr_mrs;
+	u32 write_offered;
+	u32 reply_offered;
+	struct completion inv_done;
+};
+
+/**
+ * struct xprtrdma_xprt - one client transport instance
+ * @xprt: the generic transport; first, so the core's allocation fits us
+ * @list: on the global transport list
+ * @ep: the current connection, or NULL
+ * @mr_mutex: serializes fencing of a request's MRs (which may sleep)
+ *	against the teardown that frees them
+ * @connect_work: builds a connection (queued by ->connect)
+ * @reqs: the slot array
+ * @nr_reqs: entries in @reqs
+ * @free_reqs: unused slots, protected by xprt->reserve_lock
+ * @credits: credit limit the server granted most recently
+ * @hdr: call header being built; ->send_request runs under XPRT_LOCKED,
+ *	so one is enough
+ * @stats: counters for /proc/self/mountstats
+ */
+struct xprtrdma_xprt {
+	struct rpc_xprt xprt;
+	struct list_head list;
+	struct xprtrdma_ep *ep;
+	struct mutex mr_mutex;
+	struct delayed_work connect_work;
+	struct xprtrdma_req *reqs;
+	unsigned int nr_reqs;
+	struct list_head free_reqs;
+	u32 credits;
+	struct nfsrdma_wire_hdr *hdr;
+	struct xprtrdma_stats stats;
+};
+
+static inline struct xprtrdma_xprt *xprtrdma_xp(struct rpc_xprt *xprt)
+{
+	return container_of(xprt, struct xprtrdma_xprt, xprt);
+}
+
+static inline struct xprtrdma_req *xprtrdma_req(struct rpc_rqst *rqst)
+{
+	return container_of(rqst, struct xprtrdma_req, rqst);
+}
+
+/* transport.c */
+struct rpc_xprt *xprtrdma_setup(struct xprt_create *args);
+void xprtrdma_update_credits(struct xprtrdma_xprt *xp, u32 credits);
+
+/* conn.c */
+void xprtrdma_connect_worker(struct work_struct *work);
+void xprtrdma_ep_destroy(struct xprtrdma_xprt *xp);
+void xprtrdma_device_removed(struct ib_device *device);
+int xprtrdma_post_recv(struct xprtrdma_rep *rep);
+
+/* frwr.c */
+int xprtrdma_mr_pool_create(struct xprtrdma_ep *ep, unsigned int count);
+void xprtrdma_mr_pool_destroy(struct xprtrdma_ep *ep);
+int xprtrdma_register_xdr(struct xprtrdma_req *req, struct xdr_buf *xdr,
+			  u32 offset, u32 length, bool remote_write,
+			  struct nfsrdma_wire_seg *segs, unsigned int max_segs,
+			  struct ib_send_wr **first, struct ib_send_wr **last);
+void xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey);
+void xprtrdma_mrs_drop(struct xprtrdma_req *req);
+
+/* marshal.c */
+int xprtrdma_send_request(struct rpc_rqst *rqst);
+void xprtrdma_send_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/* reply.c */
+void xprtrdma_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+
+#endif /* XPRTRDMA_XPRTRDMA_H */
