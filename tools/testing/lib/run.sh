@@ -11,13 +11,46 @@
 
 RESULTS=${RESULTS:-$VM_TOP/results}
 
-test_timeout() {
+# test_var TEST NAME DEFAULT: a setting a test file declares at its top
+# (TIMEOUT, CAPTURE), read on the host without running the test.
+test_var() {
 	(
-		TIMEOUT=300
+		eval "$2=\$3"
 		# shellcheck source=/dev/null
 		. "$VM_TOP/tools/testing/tests/$1.sh"
-		echo "$TIMEOUT"
+		eval "echo \"\$$2\""
 	)
+}
+
+# capture_check PCAP: the host's own subtest for a test with CAPTURE=1:
+# tshark must decode every RPC-over-RDMA message on the RoCEv2 link and
+# flag nothing at or below that layer as malformed or worth a warning.
+# RPC and NFS are not dissected for the verdict: tshark 4.0 calls READ
+# replies whose data came by RDMA Write malformed, and knfsd's CLOSE
+# replies earn a protocol warning, with the in-tree modules as with ours.
+# Those counts are reported, not judged.
+capture_check() {
+	local pcap=$1 out=${1%.pcap}.txt sends msgs bad nfsbad
+	if [ ! -s "$pcap" ]; then
+		echo "no capture" >"$out"
+		return 1
+	fi
+	# RC Send opcodes that start a message: SEND_FIRST, SEND_ONLY,
+	# SEND_ONLY_WITH_IMMEDIATE, SEND_ONLY_WITH_INVALIDATE.
+	sends=$(tshark -r "$pcap" -Y 'infiniband.bth.opcode in {0, 4, 5, 23}' 2>/dev/null | wc -l)
+	msgs=$(tshark -r "$pcap" --disable-protocol rpc -Y rpcordma 2>/dev/null | wc -l)
+	bad=$(tshark -r "$pcap" --disable-protocol rpc \
+		-Y '(infiniband || rpcordma) && (_ws.malformed || _ws.expert.severity >= 0x00600000)' 2>&1 |
+		grep -v '^Running as user')
+	nfsbad=$(tshark -r "$pcap" -Y 'nfs && (_ws.malformed || _ws.expert.severity >= 0x00600000)' 2>/dev/null | wc -l)
+	{
+		echo "RC Sends starting a message: $sends"
+		echo "RPC-over-RDMA messages decoded: $msgs"
+		echo "transport-layer frames malformed or warned: $(printf '%s' "$bad" | grep -c .)"
+		[ -n "$bad" ] && printf '%s\n' "$bad" | head -n 20
+		echo "NFS-layer frames malformed or warned (not judged): $nfsbad"
+	} >"$out" 2>&1
+	[ "$msgs" -gt 0 ] && [ "$msgs" = "$sends" ] && [ -z "$bad" ]
 }
 
 # run_instance TEST TOPOLOGY CLIENT SERVER [EXPECT]
@@ -27,7 +60,7 @@ run_instance() {
 	local test=$1 topo=$2 client=$3 server=$4 expect=${5:-}
 	local id="$test/$topo/client=$client,server=$server"
 	local rundir="$RESULTS/vm/$test-$topo-$client-$server"
-	local deadline timeout why vms st name line
+	local deadline timeout capture why vms st name line
 
 	if [ "$topo" = 1vm ] && [ "$client" != "$server" ]; then
 		tap_result fail "$id: one VM cannot mix transports"
@@ -50,7 +83,7 @@ run_instance() {
 			return
 		fi
 	fi
-	timeout=$(test_timeout "$test" 2>&1)
+	timeout=$(test_var "$test" TIMEOUT 300 2>&1)
 	case "$timeout" in
 	'' | *[!0-9]*)
 		tap_result fail "$id: tests/$test.sh does not load: $timeout"
@@ -58,6 +91,12 @@ run_instance() {
 		;;
 	esac
 	deadline=$(($(date +%s) + timeout))
+	capture=$(test_var "$test" CAPTURE "")
+	if [ -n "$capture" ] && [ "$topo" = 2vm ]; then
+		export VM_CAPTURE=$rundir/link.pcap
+	else
+		unset VM_CAPTURE
+	fi
 	if [ "$topo" = 1vm ]; then
 		vms="single"
 		vm_start single single "$rundir" 2048 2
@@ -79,6 +118,14 @@ run_instance() {
 		why+=$(vm_verdict "$rundir" "$name" "$name")$'\n'
 	done
 	why=$(printf '%s' "$why" | sed '/^$/d')
+	if [ -n "${VM_CAPTURE:-}" ] && [ -z "$why" ]; then
+		if capture_check "$VM_CAPTURE"; then
+			echo "ok host wire-decode" >>"$rundir/subtests"
+		else
+			echo "not ok host wire-decode" >>"$rundir/subtests"
+			tap_diag "$(cat "$rundir/link.txt")"
+		fi
+	fi
 
 	if [ -n "$expect" ]; then
 		case "$expect" in

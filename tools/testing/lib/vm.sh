@@ -46,12 +46,18 @@ vm_stage_ours() {
 
 # vm_start NAME ROLE RUNDIR MEM_MB SMP [NETDEV_OPTS]: boot one guest in the
 # background; its serial log is RUNDIR/NAME.log, its PID RUNDIR/NAME.pid.
+# With VM_CAPTURE=FILE, the server's link is recorded to FILE (pcap).
 vm_start() {
 	local name=$1 role=$2 rundir=$3 mem=$4 smp=$5 net=${6:-}
 	local -a netargs=()
 	if [ -n "$net" ]; then
 		netargs=(-netdev "stream,id=n0,$net"
 			-device "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:$([ "$role" = server ] && echo 01 || echo 02)")
+		# Record the link from the server's side: every frame either
+		# VM sends crosses it, and the host needs no guest tooling.
+		if [ -n "${VM_CAPTURE:-}" ] && [ "$role" = server ]; then
+			netargs+=(-object "filter-dump,id=dump0,netdev=n0,file=$VM_CAPTURE")
+		fi
 	fi
 	qemu-system-x86_64 -name "$name" -machine q35,accel=tcg -cpu max \
 		-smp "$smp" -m "$mem" -nodefaults -no-user-config -display none \
