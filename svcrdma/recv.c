@@ -321,7 +321,7 @@ static int svcrdma_build_call(struct svc_rqst *rqstp, struct svcrdma_xprt *xp,
 	}
 	if (set.nr_wrs) {
 		ret = svcrdma_rw_read_wait(xp, &set);
-		if (ret)
+		if (ret)	/* -E2BIG: too many segments, ERR_CHUNK */
 			goto out;
 	}
 

@@ -208,7 +208,8 @@ static void svcrdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
  *
  * Context: nfsd thread; sleeps until the chain completes or is flushed.
  *
- * Return: 0, or -ENOTCONN if posting failed or a Read did not succeed.
+ * Return: 0, -E2BIG if the chain can never fit the send queue, or
+ * -ENOTCONN if posting failed or a Read did not succeed.
  */
 int svcrdma_rw_read_wait(struct svcrdma_xprt *xp, struct svcrdma_rw_set *set)
 {

@@ -153,7 +153,7 @@ static void svcrdma_send_put(struct svcrdma_xprt *xp,
  */
 static int svcrdma_post_send(struct svcrdma_xprt *xp,
 			     struct svcrdma_send_ctxt *sc, u32 len,
-			     struct svcrdma_rw_set *set)
+			     struct svcrdma_rw_set *set, u32 inv_rkey)
 {
 	unsigned int nr = 1 + (set ? set->nr_wrs : 0);
 	const struct ib_send_wr *bad;
@@ -165,6 +165,12 @@ static int svcrdma_post_send(struct svcrdma_xprt *xp,
 		return ret;
 	sc->sge.length = len;
 	sc->wr.next = NULL;
+	if (inv_rkey) {
+		sc->wr.opcode = IB_WR_SEND_WITH_INV;
+		sc->wr.ex.invalidate_rkey = inv_rkey;
+	} else {
+		sc->wr.opcode = IB_WR_SEND;
+	}
 	ib_dma_sync_single_for_device(xp->dev, sc->sge.addr, len,
 				      DMA_TO_DEVICE);
 	reinit_completion(&sc->done);
@@ -208,7 +214,7 @@ void svcrdma_send_error(struct svcrdma_xprt *xp, __be32 xid, int err)
 		len = nfsrdma_wire_encode_err_chunk(sc->buf, xp->inline_send,
 						    xid, xp->credits);
 	if (len > 0)
-		svcrdma_post_send(xp, sc, len, NULL);
+		svcrdma_post_send(xp, sc, len, NULL, 0);
 	svcrdma_send_put(xp, sc);
 }
 
@@ -406,6 +412,8 @@ static int svcrdma_build_reply(struct svcrdma_xprt *xp,
 		ret = nfsrdma_wire_encode(sc->buf, xp->inline_send, rep);
 		if (ret < 0)
 			return ret;
+		if (set->nr_wrs >= xp->sq_depth)
+			return -E2BIG;
 		return hlen + pc.total;
 	}
 
@@ -426,7 +434,30 @@ static int svcrdma_build_reply(struct svcrdma_xprt *xp,
 		if (ret)
 			return ret;
 	}
+	if (set->nr_wrs >= xp->sq_depth)
+		return -E2BIG;
 	return nfsrdma_wire_encode(sc->buf, xp->inline_send, rep);
+}
+
+/*
+ * RFC 8797 lets us invalidate one of the client's registrations for this
+ * call with the reply's Send, saving the client a Local Invalidate.  Any
+ * handle the call carried belongs to this call; 0 means a plain Send.
+ */
+static u32 svcrdma_inv_rkey(const struct svcrdma_xprt *xp,
+			    const struct svcrdma_recv_ctxt *rc)
+{
+	const struct nfsrdma_wire_hdr *call = &rc->hdr;
+
+	if (!xp->snd_w_inv)
+		return 0;
+	if (call->nr_write && call->write[0].nr_segs)
+		return nfsrdma_wire_chunk_segs(call, &call->write[0])->handle;
+	if (call->has_reply && call->reply.nr_segs)
+		return nfsrdma_wire_chunk_segs(call, &call->reply)->handle;
+	if (call->nr_read)
+		return call->read[0].seg.handle;
+	return 0;
 }
 
 /**
@@ -467,13 +498,13 @@ int svcrdma_sendto(struct svc_rqst *rqstp)
 							    rc->hdr.xid,
 							    xp->credits);
 			if (len > 0)
-				svcrdma_post_send(xp, sc, len, NULL);
+				svcrdma_post_send(xp, sc, len, NULL, 0);
 		}
 		svcrdma_send_put(xp, sc);
 		return -ENOTCONN;
 	}
 
-	ret = svcrdma_post_send(xp, sc, len, &set);
+	ret = svcrdma_post_send(xp, sc, len, &set, svcrdma_inv_rkey(xp, rc));
 	svcrdma_rw_release(xp, &set);
 	svcrdma_send_put(xp, sc);
 	return ret ? ret : xdr->len;

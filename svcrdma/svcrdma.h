@@ -55,6 +55,8 @@ enum {
  * @credits: credit grant advertised in every reply
  * @recv_size: size of each posted receive buffer (advertised to the peer)
  * @inline_send: largest message we Send; bounded by the peer's receive size
+ * @snd_w_inv: the peer accepts Send With Invalidate and the device can
+ *	post it
  * @nr_recvs: entries in @recvs
  * @recvs: every receive context, for teardown
  * @ready_lock: protects @ready
@@ -64,6 +66,7 @@ enum {
  * @send_wait: threads waiting for a send context
  * @nr_sends: entries in @sends
  * @sends: every send context, for teardown
+ * @sq_depth: send queue slots in all; a chain needing more is refused
  * @sq_avail: send queue slots not in use
  * @sq_wait: threads waiting for send queue slots
  */
@@ -92,6 +95,7 @@ struct svcrdma_xprt {
 	u32			credits;
 	u32			recv_size;
 	u32			inline_send;
+	bool			snd_w_inv;
 
 	unsigned int		nr_recvs;
 	struct svcrdma_recv_ctxt **recvs;
@@ -104,6 +108,7 @@ struct svcrdma_xprt {
 	unsigned int		nr_sends;
 	struct svcrdma_send_ctxt **sends;
 
+	u32			sq_depth;
 	atomic_t		sq_avail;
 	wait_queue_head_t	sq_wait;
 };

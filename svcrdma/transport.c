@@ -37,10 +37,14 @@ static DECLARE_WAIT_QUEUE_HEAD(svcrdma_conns_wait);
  *
  * Context: nfsd thread; may sleep until completions free enough slots.
  *
- * Return: 0, or -ENOTCONN if the transport is closing.
+ * Return: 0, -E2BIG if @n exceeds the whole send queue (a chunk list
+ * cut into more pieces than we can ever post at once), or -ENOTCONN if
+ * the transport is closing.
  */
 int svcrdma_sq_get(struct svcrdma_xprt *xp, unsigned int n)
 {
+	if (n > xp->sq_depth)
+		return -E2BIG;
 	for (;;) {
 		int avail = atomic_read(&xp->sq_avail);
 
@@ -272,6 +276,8 @@ static int svcrdma_conn_setup(struct svcrdma_xprt *xp)
 	xp->nr_recvs = min_t(u32, 2 * xp->credits, max_wr);
 	xp->recv_size = svcrdma_max_inline;
 	xp->inline_send = min_t(u32, svcrdma_max_inline, xp->peer.recv_size);
+	xp->snd_w_inv = xp->peer.remote_inv &&
+		(dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS);
 	/* Every thread sending holds one; ERR replies take one too. */
 	xp->nr_sends = xp->credits;
 
@@ -319,7 +325,8 @@ static int svcrdma_conn_setup(struct svcrdma_xprt *xp)
 	if (ret)
 		return ret;
 	xp->qp = id->qp;
-	atomic_set(&xp->sq_avail, min_t(u32, qpa.cap.max_send_wr, xp->scq->cqe));
+	xp->sq_depth = min_t(u32, qpa.cap.max_send_wr, xp->scq->cqe);
+	atomic_set(&xp->sq_avail, xp->sq_depth);
 
 	ret = svcrdma_sends_create(xp);
 	if (ret)
