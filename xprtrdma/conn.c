@@ -215,11 +215,14 @@ static void xprtrdma_ep_free(struct xprtrdma_ep *ep)
 	ep->established = false;
 
 	/* No WR is left that could use an MR; take them back from requests. */
-	mutex_lock(&xp->mr_mutex);
-	for (i = 0; i < xp->nr_reqs; i++)
-		if (!list_empty(&xp->reqs[i].mrs))
-			xprtrdma_mrs_drop(&xp->reqs[i]);
-	mutex_unlock(&xp->mr_mutex);
+	for (i = 0; i < xp->nr_reqs; i++) {
+		struct xprtrdma_req *req = &xp->reqs[i];
+
+		mutex_lock(&req->mr_mutex);
+		if (!list_empty(&req->mrs))
+			xprtrdma_mrs_drop(req);
+		mutex_unlock(&req->mr_mutex);
+	}
 
 	if (ep->mrs)
 		xprtrdma_mr_pool_destroy(ep);

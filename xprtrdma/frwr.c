@@ -324,8 +324,8 @@ void xprtrdma_mrs_drop(struct xprtrdma_req *req)
  * waits for the chain; then DMA-unmaps the MRs (making RDMA-written data
  * visible to the CPU) and returns them to the pool.
  *
- * Context: process context, may sleep; caller holds the transport's
- * mr_mutex, which keeps the connection from being torn down underneath.
+ * Context: process context, may sleep; caller holds @req->mr_mutex, which
+ * keeps the connection from being torn down underneath.
  */
 void xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey)
 {

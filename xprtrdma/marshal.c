@@ -279,42 +279,19 @@ void xprtrdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	wake_up_var(&req->flags);
 }
 
-/**
- * xprtrdma_send_request - transmit one RPC call (rpc_xprt_ops.send_request)
- * @rqst: the call, fully XDR encoded
- *
- * Context: rpciod or the caller's task, holding XPRT_LOCKED.  May sleep
- * briefly on a retransmission whose previous Send or chunks are still
- * outstanding.
- *
- * Return: 0 if posted; %-ENOTCONN if there is no connection (the core
- * reconnects and retransmits); %-EBADSLT if the server's credits are all
- * in use; %-ENOBUFS if the MR pool is empty (retried after a delay);
- * %-EIO if the call cannot be expressed (it fails).
- */
-int xprtrdma_send_request(struct rpc_rqst *rqst)
+/* Marshal and post one call; the caller holds @req->mr_mutex. */
+static int xprtrdma_post_call(struct xprtrdma_req *req, struct xprtrdma_ep *ep)
 {
+	struct rpc_rqst *rqst = &req->rqst;
 	struct rpc_xprt *xprt = rqst->rq_xprt;
-	struct xprtrdma_xprt *xp = xprtrdma_xp(xprt);
-	struct xprtrdma_req *req = xprtrdma_req(rqst);
-	struct xprtrdma_ep *ep = xp->ep;
-	struct ib_send_wr *first = NULL, *last = NULL;
+	struct xprtrdma_xprt *xp = req->xp;
+	struct ib_send_wr *first, *last;
 	const struct ib_send_wr *bad;
 	int len, ret, tries = 0;
 
-	if (!ep || !xprt_connected(xprt))
-		return -ENOTCONN;
-	if (!xprt_request_get_cong(xprt, rqst))
-		return -EBADSLT;
-
-	/* A retransmission: the earlier Send and chunks must be retired. */
-	wait_var_event(&req->flags,
-		       !test_bit(XPRTRDMA_REQ_SEND_BUSY, &req->flags));
-	if (!list_empty(&req->mrs)) {
-		mutex_lock(&xp->mr_mutex);
+	/* A retransmission: the earlier chunks must be retired first. */
+	if (!list_empty(&req->mrs))
 		xprtrdma_invalidate(req, false, 0);
-		mutex_unlock(&xp->mr_mutex);
-	}
 
 again:
 	first = NULL;
@@ -380,4 +357,39 @@ again:
 		return -ENOTCONN;
 	}
 	return 0;
+}
+
+/**
+ * xprtrdma_send_request - transmit one RPC call (rpc_xprt_ops.send_request)
+ * @rqst: the call, fully XDR encoded
+ *
+ * Context: rpciod or the caller's task, holding XPRT_LOCKED.  May sleep
+ * briefly on a retransmission whose previous Send or chunks are still
+ * outstanding.
+ *
+ * Return: 0 if posted; %-ENOTCONN if there is no connection (the core
+ * reconnects and retransmits); %-EBADSLT if the server's credits are all
+ * in use; %-ENOBUFS if the MR pool is empty (retried after a delay);
+ * %-EIO if the call cannot be expressed (it fails).
+ */
+int xprtrdma_send_request(struct rpc_rqst *rqst)
+{
+	struct rpc_xprt *xprt = rqst->rq_xprt;
+	struct xprtrdma_xprt *xp = xprtrdma_xp(xprt);
+	struct xprtrdma_req *req = xprtrdma_req(rqst);
+	struct xprtrdma_ep *ep = xp->ep;
+	int ret;
+
+	if (!ep || !xprt_connected(xprt))
+		return -ENOTCONN;
+	if (!xprt_request_get_cong(xprt, rqst))
+		return -EBADSLT;
+
+	/* A retransmission: the earlier Send must be retired. */
+	wait_var_event(&req->flags,
+		       !test_bit(XPRTRDMA_REQ_SEND_BUSY, &req->flags));
+	mutex_lock(&req->mr_mutex);
+	ret = xprtrdma_post_call(req, ep);
+	mutex_unlock(&req->mr_mutex);
+	return ret;
 }

@@ -194,10 +194,10 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 		wait_var_event(&req->flags,
 			       !test_bit(XPRTRDMA_REQ_SEND_BUSY, &req->flags));
 	}
-	mutex_lock(&xp->mr_mutex);
+	mutex_lock(&req->mr_mutex);
 	xprtrdma_invalidate(req, wc->wc_flags & IB_WC_WITH_INVALIDATE,
 			    wc->ex.invalidate_rkey);
-	mutex_unlock(&xp->mr_mutex);
+	mutex_unlock(&req->mr_mutex);
 
 	if (ret) {
 		pr_warn_ratelimited("xprtrdma: malformed reply (%d) from %s, XID 0x%08x\n",

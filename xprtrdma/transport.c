@@ -90,6 +90,16 @@ static int xprtrdma_buf_alloc(struct rpc_task *task)
 static void xprtrdma_buf_free(struct rpc_task *task)
 {
 	struct rpc_rqst *rqst = task->tk_rqstp;
+	struct xprtrdma_req *req = xprtrdma_req(rqst);
+
+	/*
+	 * An RPC that ended without a reply (signal, timeout) may still have
+	 * chunks open to the server: fence them before the memory goes.
+	 */
+	mutex_lock(&req->mr_mutex);
+	if (!list_empty(&req->mrs))
+		xprtrdma_invalidate(req, false, 0);
+	mutex_unlock(&req->mr_mutex);
 
 	kfree(rqst->rq_buffer);
 	rqst->rq_buffer = NULL;
@@ -302,6 +312,7 @@ static int xprtrdma_alloc_reqs(struct xprtrdma_xprt *xp, unsigned int count)
 		req->sendbuf = kmalloc(XPRTRDMA_INLINE_SEND, GFP_KERNEL);
 		if (!req->sendbuf)
 			return -ENOMEM;
+		mutex_init(&req->mr_mutex);
 		INIT_LIST_HEAD(&req->mrs);
 		init_completion(&req->inv_done);
 		req->send_cqe.done = xprtrdma_send_done;
@@ -369,7 +380,6 @@ struct rpc_xprt *xprtrdma_setup(struct xprt_create *args)
 	xp = xprtrdma_xp(xprt);
 	INIT_LIST_HEAD(&xp->list);
 	INIT_LIST_HEAD(&xp->free_reqs);
-	mutex_init(&xp->mr_mutex);
 	INIT_DELAYED_WORK(&xp->connect_work, xprtrdma_connect_worker);
 
 	xprt->num_reqs = 0;

@@ -227,6 +227,9 @@ enum {
  * @send_cqe: Send completion
  * @send_wr: the Send work request
  * @send_sge: its SGE
+ * @mr_mutex: guards @mrs and @nr_mrs among the sender, the reply handler,
+ *	buf_free and teardown; whoever holds it with @mrs non-empty knows the
+ *	connection owning those MRs is still alive
  * @mrs: MRs registered for this call's chunks
  * @nr_mrs: entries on @mrs
  * @write_offered: bytes offered in the Write chunk, 0 if none
@@ -245,6 +248,7 @@ struct xprtrdma_req {
 	struct ib_cqe send_cqe;
 	struct ib_send_wr send_wr;
 	struct ib_sge send_sge;
+	struct mutex mr_mutex;
 	struct list_head mrs;
 	unsigned int nr_mrs;
 	u32 write_offered;
@@ -257,8 +261,6 @@ struct xprtrdma_req {
  * @xprt: the generic transport; first, so the core's allocation fits us
  * @list: on the global transport list
  * @ep: the current connection, or NULL
- * @mr_mutex: serializes fencing of a request's MRs (which may sleep)
- *	against the teardown that frees them
  * @connect_work: builds a connection (queued by ->connect)
  * @reqs: the slot array
  * @nr_reqs: entries in @reqs
@@ -272,7 +274,6 @@ struct xprtrdma_xprt {
 	struct rpc_xprt xprt;
 	struct list_head list;
 	struct xprtrdma_ep *ep;
-	struct mutex mr_mutex;
 	struct delayed_work connect_work;
 	struct xprtrdma_req *reqs;
 	unsigned int nr_reqs;
