@@ -52,21 +52,34 @@ static int xprtrdma_fill_sparse_pages(struct xdr_buf *buf)
 	return 0;
 }
 
-/* Copy @len bytes of @buf's page list, from page offset @skip, to @dst. */
-static void xprtrdma_copy_from_pages(void *dst, const struct xdr_buf *buf,
-				     u32 len)
+/**
+ * xprtrdma_copy_xdr - flatten an xdr_buf into a send buffer
+ * @dst: destination, large enough for the result
+ * @xdr: source
+ * @tail_skip: leading tail bytes to leave out (an XDR pad whose data
+ *	item travels in a chunk)
+ * @pages: copy the page list too (false when it travels in a chunk)
+ *
+ * Context: any.
+ */
+void xprtrdma_copy_xdr(void *dst, const struct xdr_buf *xdr, u32 tail_skip,
+		       bool pages)
 {
-	u32 pos = buf->page_base;
+	u32 pos = xdr->page_base, len = xdr->page_len;
 
-	while (len) {
+	memcpy(dst, xdr->head[0].iov_base, xdr->head[0].iov_len);
+	dst += xdr->head[0].iov_len;
+	while (pages && len) {
 		u32 off = offset_in_page(pos);
 		u32 n = min_t(u32, len, PAGE_SIZE - off);
 
-		memcpy_from_page(dst, buf->pages[pos >> PAGE_SHIFT], off, n);
+		memcpy_from_page(dst, xdr->pages[pos >> PAGE_SHIFT], off, n);
 		dst += n;
 		pos += n;
 		len -= n;
 	}
+	memcpy(dst, xdr->tail[0].iov_base + tail_skip,
+	       xdr->tail[0].iov_len - tail_skip);
 }
 
 /* Offer a Write chunk or a Reply chunk for the reply, if it needs one. */
@@ -142,7 +155,7 @@ static u32 xprtrdma_pool_used(const struct nfsrdma_wire_hdr *hdr)
 }
 
 /*
- * Build the transport header and inline part in req->sendbuf, and the
+ * Build the transport header and inline part in req->sc.buf, and the
  * REG_MR chain for all chunks.  Returns the bytes to send or an errno.
  */
 static int xprtrdma_marshal(struct xprtrdma_req *req, struct xprtrdma_ep *ep,
@@ -156,7 +169,6 @@ static int xprtrdma_marshal(struct xprtrdma_req *req, struct xprtrdma_ep *ep,
 	u32 head_len = snd->head[0].iov_len;
 	u32 tail_skip = 0, tail_len, inline_len, pool;
 	int hlen, n, ret;
-	void *p;
 
 	ret = xprtrdma_fill_sparse_pages(&rqst->rq_rcv_buf);
 	if (ret)
@@ -223,7 +235,7 @@ static int xprtrdma_marshal(struct xprtrdma_req *req, struct xprtrdma_ep *ep,
 		return n;
 	xprtrdma_set_read_list(hdr, pool, n, 0);
 	hdr->proc = NFSRDMA_WIRE_PROC_NOMSG;
-	hlen = nfsrdma_wire_encode(req->sendbuf, ep->max_send, hdr);
+	hlen = nfsrdma_wire_encode(req->sc.buf, ep->max_send, hdr);
 	if (hlen < 0)
 		return hlen;
 	st->nomsg_calls++;
@@ -232,51 +244,102 @@ static int xprtrdma_marshal(struct xprtrdma_req *req, struct xprtrdma_ep *ep,
 	return hlen;
 
 encode_msg:
-	hlen = nfsrdma_wire_encode(req->sendbuf, ep->max_send, hdr);
+	hlen = nfsrdma_wire_encode(req->sc.buf, ep->max_send, hdr);
 	if (hlen < 0)
 		return hlen;
-	p = req->sendbuf + hlen;
-	memcpy(p, snd->head[0].iov_base, head_len);
-	p += head_len;
-	if (!hdr->nr_read) {
-		xprtrdma_copy_from_pages(p, snd, snd->page_len);
-		p += snd->page_len;
-	}
-	memcpy(p, snd->tail[0].iov_base + tail_skip,
-	       snd->tail[0].iov_len - tail_skip);
+	xprtrdma_copy_xdr(req->sc.buf + hlen, snd, tail_skip, !hdr->nr_read);
 	return hlen + inline_len;
 }
 
-/**
- * xprtrdma_send_done - Send completion handler
- * @cq: send CQ
- * @wc: work completion
- *
- * Releases the send buffer's DMA mapping and lets a reply waiting on this
- * Send complete its RPC.
- *
- * Context: softirq (send CQ).
- */
-void xprtrdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
+static void xprtrdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct xprtrdma_req *req =
-		container_of(wc->wr_cqe, struct xprtrdma_req, send_cqe);
-	struct xprtrdma_ep *ep = cq->cq_context;
+	struct xprtrdma_sendctx *sc =
+		container_of(wc->wr_cqe, struct xprtrdma_sendctx, cqe);
+	struct rpc_xprt *xprt = &sc->xp->xprt;
 
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			pr_warn_ratelimited("xprtrdma: send to %s failed: %s (%u)\n",
-					    req->xp->xprt.address_strings[RPC_DISPLAY_ADDR],
+					    xprt->address_strings[RPC_DISPLAY_ADDR],
 					    ib_wc_status_msg(wc->status),
 					    wc->vendor_err);
-		xprt_force_disconnect(&req->xp->xprt);
+		xprt_force_disconnect(xprt);
 	}
-	ib_dma_unmap_single(ep->device, req->send_dma, req->send_len,
-			    DMA_TO_DEVICE);
-	req->send_mapped = false;
-	clear_bit(XPRTRDMA_REQ_SEND_BUSY, &req->flags);
+	ib_dma_unmap_single(sc->ep->device, sc->dma, sc->len, DMA_TO_DEVICE);
+	clear_bit(XPRTRDMA_SEND_BUSY, &sc->flags);
 	smp_mb__after_atomic();
-	wake_up_var(&req->flags);
+	wake_up_var(&sc->flags);
+}
+
+/**
+ * xprtrdma_sendctx_init - prepare a send context
+ * @sc: context to set up
+ * @xp: owning transport
+ *
+ * Context: process context.
+ *
+ * Return: 0 or %-ENOMEM.  The caller frees @sc->buf.
+ */
+int xprtrdma_sendctx_init(struct xprtrdma_sendctx *sc,
+			  struct xprtrdma_xprt *xp)
+{
+	sc->xp = xp;
+	sc->cqe.done = xprtrdma_send_done;
+	sc->buf = kmalloc(XPRTRDMA_INLINE_SEND, GFP_KERNEL);
+	return sc->buf ? 0 : -ENOMEM;
+}
+
+/**
+ * xprtrdma_sendctx_post - post a Send, behind an optional chain of WRs
+ * @sc: send context whose buffer holds @len bytes to send; idle
+ * @ep: connection to post on
+ * @len: bytes of @sc->buf to send
+ * @first: head of a REG_MR chain to post in front, or NULL
+ * @last: tail of that chain, or NULL
+ * @bad: the first WR the provider refused, on error
+ *
+ * The Send is always signaled: its completion releases the buffer.
+ *
+ * Context: process context, under XPRT_LOCKED.
+ *
+ * Return: 0, %-ENOBUFS if the buffer cannot be DMA mapped, or the
+ * provider's error, in which case the Send itself was not posted.
+ */
+int xprtrdma_sendctx_post(struct xprtrdma_sendctx *sc, struct xprtrdma_ep *ep,
+			  u32 len, struct ib_send_wr *first,
+			  struct ib_send_wr *last,
+			  const struct ib_send_wr **bad)
+{
+	int ret;
+
+	*bad = NULL;
+	sc->ep = ep;
+	sc->len = len;
+	sc->dma = ib_dma_map_single(ep->device, sc->buf, len, DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ep->device, sc->dma))
+		return -ENOBUFS;
+	sc->sge.addr = sc->dma;
+	sc->sge.length = len;
+	sc->sge.lkey = ep->pd->local_dma_lkey;
+	memset(&sc->wr, 0, sizeof(sc->wr));
+	sc->wr.opcode = IB_WR_SEND;
+	sc->wr.wr_cqe = &sc->cqe;
+	sc->wr.sg_list = &sc->sge;
+	sc->wr.num_sge = 1;
+	sc->wr.send_flags = IB_SEND_SIGNALED;
+	if (last)
+		last->next = &sc->wr;
+	else
+		first = &sc->wr;
+
+	set_bit(XPRTRDMA_SEND_BUSY, &sc->flags);
+	ret = ib_post_send(ep->cm_id->qp, first, bad);
+	if (ret) {
+		/* The Send ends the chain, so it was never posted. */
+		ib_dma_unmap_single(ep->device, sc->dma, len, DMA_TO_DEVICE);
+		clear_bit(XPRTRDMA_SEND_BUSY, &sc->flags);
+	}
+	return ret;
 }
 
 /* Marshal and post one call; the caller holds @req->mr_mutex. */
@@ -315,43 +378,16 @@ again:
 		return -EIO;
 	}
 
-	req->send_len = len;
-	req->send_dma = ib_dma_map_single(ep->device, req->sendbuf, len,
-					  DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(ep->device, req->send_dma)) {
-		xprtrdma_mrs_drop(req);
-		return -ENOBUFS;
-	}
-	req->send_mapped = true;
-	req->send_sge.addr = req->send_dma;
-	req->send_sge.length = len;
-	req->send_sge.lkey = ep->pd->local_dma_lkey;
-	memset(&req->send_wr, 0, sizeof(req->send_wr));
-	req->send_wr.opcode = IB_WR_SEND;
-	req->send_wr.wr_cqe = &req->send_cqe;
-	req->send_wr.sg_list = &req->send_sge;
-	req->send_wr.num_sge = 1;
-	req->send_wr.send_flags = IB_SEND_SIGNALED;
-	if (last)
-		last->next = &req->send_wr;
-	else
-		first = &req->send_wr;
-
-	set_bit(XPRTRDMA_REQ_SEND_BUSY, &req->flags);
-	ret = ib_post_send(ep->cm_id->qp, first, &bad);
+	ret = xprtrdma_sendctx_post(&req->sc, ep, len, first, last, &bad);
 	if (ret) {
 		/*
-		 * Part of the chain may be on the wire; only a reconnect
-		 * reliably retires it.  The MRs go back at teardown.
+		 * Part of the REG_MR chain may be on the wire; only a
+		 * reconnect reliably retires it, and teardown takes the MRs
+		 * back.  If nothing was posted they can go back now.
 		 */
 		pr_warn_ratelimited("xprtrdma: post to %s failed: %d\n",
 				    xprt->address_strings[RPC_DISPLAY_ADDR], ret);
-		/* The Send ends the chain, so it was never posted. */
-		ib_dma_unmap_single(ep->device, req->send_dma, len,
-				    DMA_TO_DEVICE);
-		req->send_mapped = false;
-		clear_bit(XPRTRDMA_REQ_SEND_BUSY, &req->flags);
-		if (bad == first)
+		if (!bad || bad == first)
 			xprtrdma_mrs_drop(req);
 		xprt_force_disconnect(xprt);
 		return -ENOTCONN;
@@ -380,14 +416,15 @@ int xprtrdma_send_request(struct rpc_rqst *rqst)
 	struct xprtrdma_ep *ep = xp->ep;
 	int ret;
 
+	if (bc_prealloc(rqst))
+		return xprtrdma_bc_send(rqst);
 	if (!ep || !xprt_connected(xprt))
 		return -ENOTCONN;
 	if (!xprt_request_get_cong(xprt, rqst))
 		return -EBADSLT;
 
 	/* A retransmission: the earlier Send must be retired. */
-	wait_var_event(&req->flags,
-		       !test_bit(XPRTRDMA_REQ_SEND_BUSY, &req->flags));
+	xprtrdma_sendctx_wait(&req->sc);
 	mutex_lock(&req->mr_mutex);
 	ret = xprtrdma_post_call(req, ep);
 	mutex_unlock(&req->mr_mutex);

@@ -163,8 +163,12 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 		inl = rep->buf + hdr->hdr_len;
 		ilen = len - hdr->hdr_len;
 		if (xprtrdma_is_call(hdr, inl, ilen)) {
-			/* No backchannel yet: the server's callback times out. */
-			xprtrdma_update_credits(xp, hdr->credits);
+			/*
+			 * RFC 8167: a backward-direction Call.  Its credit
+			 * field asks for backchannel credits; it grants
+			 * nothing for our forward calls.
+			 */
+			xprtrdma_bc_receive(xp, hdr->xid, inl, ilen);
 			return;
 		}
 		ret = nfsrdma_wire_check_inline(hdr, ilen,
@@ -189,10 +193,9 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 	req = xprtrdma_req(rqst);
 
 	/* The Send's buffer and MRs must be quiet before the RPC moves on. */
-	if (test_bit(XPRTRDMA_REQ_SEND_BUSY, &req->flags)) {
+	if (test_bit(XPRTRDMA_SEND_BUSY, &req->sc.flags)) {
 		xp->stats.reply_waits_send++;
-		wait_var_event(&req->flags,
-			       !test_bit(XPRTRDMA_REQ_SEND_BUSY, &req->flags));
+		xprtrdma_sendctx_wait(&req->sc);
 	}
 	mutex_lock(&req->mr_mutex);
 	xprtrdma_invalidate(req, wc->wc_flags & IB_WC_WITH_INVALIDATE,

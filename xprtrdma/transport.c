@@ -135,7 +135,7 @@ static void xprtrdma_free_reqs(struct xprtrdma_xprt *xp)
 	unsigned int i;
 
 	for (i = 0; i < xp->nr_reqs; i++)
-		kfree(xp->reqs[i].sendbuf);
+		kfree(xp->reqs[i].sc.buf);
 	kfree(xp->reqs);
 }
 
@@ -154,6 +154,7 @@ static void xprtrdma_destroy(struct rpc_xprt *xprt)
 	cancel_delayed_work_sync(&xp->connect_work);
 	xprtrdma_ep_destroy(xp);
 	xprtrdma_free_reqs(xp);
+	xprtrdma_bc_free_all(xp);
 	kfree(xp->hdr);
 	xprtrdma_free_addresses(xprt);
 	xprt_free(xprt);
@@ -219,36 +220,6 @@ static void xprtrdma_inject_disconnect(struct rpc_xprt *xprt)
 	xprt_force_disconnect(xprt);
 }
 
-/*
- * Backchannel (RFC 8167) is not implemented yet.  NFSv4.1 insists on a
- * bc_setup method before it starts its callback service, so accept the
- * setup and advertise a minimal channel; callbacks the server sends are
- * dropped as unmatched replies and the server reports the callback path
- * down, which costs delegations, not correctness.
- */
-static int xprtrdma_bc_setup(struct rpc_xprt *xprt, unsigned int min_reqs)
-{
-	return 0;
-}
-
-static size_t xprtrdma_bc_maxpayload(struct rpc_xprt *xprt)
-{
-	return XPRTRDMA_INLINE_RECV - NFSRDMA_WIRE_MIN_MSG_SIZE;
-}
-
-static unsigned int xprtrdma_bc_num_slots(struct rpc_xprt *xprt)
-{
-	return 1;
-}
-
-static void xprtrdma_bc_free_rqst(struct rpc_rqst *rqst)
-{
-}
-
-static void xprtrdma_bc_destroy(struct rpc_xprt *xprt, unsigned int max_reqs)
-{
-}
-
 static const struct rpc_xprt_ops xprtrdma_ops = {
 	.reserve_xprt		= xprt_reserve_xprt_cong,
 	.release_xprt		= xprt_release_xprt_cong,
@@ -309,13 +280,11 @@ static int xprtrdma_alloc_reqs(struct xprtrdma_xprt *xp, unsigned int count)
 		struct xprtrdma_req *req = &xp->reqs[i];
 
 		req->xp = xp;
-		req->sendbuf = kmalloc(XPRTRDMA_INLINE_SEND, GFP_KERNEL);
-		if (!req->sendbuf)
+		if (xprtrdma_sendctx_init(&req->sc, xp))
 			return -ENOMEM;
 		mutex_init(&req->mr_mutex);
 		INIT_LIST_HEAD(&req->mrs);
 		init_completion(&req->inv_done);
-		req->send_cqe.done = xprtrdma_send_done;
 		list_add_tail(&req->free, &xp->free_reqs);
 	}
 	return 0;
@@ -380,6 +349,9 @@ struct rpc_xprt *xprtrdma_setup(struct xprt_create *args)
 	xp = xprtrdma_xp(xprt);
 	INIT_LIST_HEAD(&xp->list);
 	INIT_LIST_HEAD(&xp->free_reqs);
+	spin_lock_init(&xp->bc_lock);
+	INIT_LIST_HEAD(&xp->bc_free);
+	INIT_LIST_HEAD(&xp->bc_all);
 	INIT_DELAYED_WORK(&xp->connect_work, xprtrdma_connect_worker);
 
 	xprt->num_reqs = 0;

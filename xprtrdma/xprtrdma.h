@@ -28,6 +28,7 @@
 #include <linux/mutex.h>
 #include <linux/scatterlist.h>
 #include <linux/spinlock.h>
+#include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 #include <linux/sunrpc/xprt.h>
 #include <rdma/ib_verbs.h>
@@ -209,9 +210,54 @@ struct xprtrdma_ep {
 	u8 pdata[NFSRDMA_WIRE_CM_PDATA_SIZE];
 };
 
-/* Bits in &xprtrdma_req.flags */
+/* Bits in &xprtrdma_sendctx.flags */
 enum {
-	XPRTRDMA_REQ_SEND_BUSY,		/* Send posted, not completed */
+	XPRTRDMA_SEND_BUSY,		/* Send posted, not completed */
+};
+
+/**
+ * struct xprtrdma_sendctx - one Send work request and the buffer it carries
+ * @xp: owning transport
+ * @ep: connection the Send was posted on
+ * @buf: transport header plus inline RPC message, %XPRTRDMA_INLINE_SEND bytes
+ * @dma: DMA address of @buf while the Send is in flight
+ * @len: bytes of @buf being sent
+ * @flags: XPRTRDMA_SEND_* bits
+ * @cqe: Send completion
+ * @wr: the Send work request
+ * @sge: its SGE
+ *
+ * Forward calls and backchannel replies both send through one of these;
+ * @buf is not reused until the previous Send has completed.
+ */
+struct xprtrdma_sendctx {
+	struct xprtrdma_xprt *xp;
+	struct xprtrdma_ep *ep;
+	void *buf;
+	u64 dma;
+	u32 len;
+	unsigned long flags;
+	struct ib_cqe cqe;
+	struct ib_send_wr wr;
+	struct ib_sge sge;
+};
+
+/**
+ * struct xprtrdma_bc - one backchannel (RFC 8167) request slot
+ * @rqst: the generic request handed to the NFS callback service
+ * @list: on &xprtrdma_xprt.bc_free while idle
+ * @all: on &xprtrdma_xprt.bc_all for the slot's whole life
+ * @sc: Send of the reply
+ * @rcv_page: buffer for the incoming call
+ * @snd_page: buffer the callback service encodes the reply into
+ */
+struct xprtrdma_bc {
+	struct rpc_rqst rqst;
+	struct list_head list;
+	struct list_head all;
+	struct xprtrdma_sendctx sc;
+	struct page *rcv_page;
+	struct page *snd_page;
 };
 
 /**
@@ -219,14 +265,7 @@ enum {
  * @rqst: the generic request; must stay first for container_of clarity
  * @xp: owning transport
  * @free: on &xprtrdma_xprt.free_reqs while the slot is unused
- * @flags: XPRTRDMA_REQ_* bits
- * @sendbuf: transport header plus inline RPC message
- * @send_dma: DMA address of @sendbuf while a Send is in flight
- * @send_len: bytes of @sendbuf being sent
- * @send_mapped: @send_dma is valid
- * @send_cqe: Send completion
- * @send_wr: the Send work request
- * @send_sge: its SGE
+ * @sc: the Send carrying the call
  * @mr_mutex: guards @mrs and @nr_mrs among the sender, the reply handler,
  *	buf_free and teardown; whoever holds it with @mrs non-empty knows the
  *	connection owning those MRs is still alive
@@ -240,14 +279,7 @@ struct xprtrdma_req {
 	struct rpc_rqst rqst;
 	struct xprtrdma_xprt *xp;
 	struct list_head free;
-	unsigned long flags;
-	void *sendbuf;
-	u64 send_dma;
-	u32 send_len;
-	bool send_mapped;
-	struct ib_cqe send_cqe;
-	struct ib_send_wr send_wr;
-	struct ib_sge send_sge;
+	struct xprtrdma_sendctx sc;
 	struct mutex mr_mutex;
 	struct list_head mrs;
 	unsigned int nr_mrs;
@@ -268,6 +300,10 @@ struct xprtrdma_req {
  * @credits: credit limit the server granted most recently
  * @hdr: call header being built; ->send_request runs under XPRT_LOCKED,
  *	so one is enough
+ * @bc_lock: protects @bc_free and @bc_all
+ * @bc_free: idle backchannel slots
+ * @bc_all: every backchannel slot
+ * @nr_bc: entries on @bc_all
  * @stats: counters for /proc/self/mountstats
  */
 struct xprtrdma_xprt {
@@ -280,6 +316,10 @@ struct xprtrdma_xprt {
 	struct list_head free_reqs;
 	u32 credits;
 	struct nfsrdma_wire_hdr *hdr;
+	spinlock_t bc_lock;
+	struct list_head bc_free;
+	struct list_head bc_all;
+	unsigned int nr_bc;
 	struct xprtrdma_stats stats;
 };
 
@@ -315,7 +355,31 @@ void xprtrdma_mrs_drop(struct xprtrdma_req *req);
 
 /* marshal.c */
 int xprtrdma_send_request(struct rpc_rqst *rqst);
-void xprtrdma_send_done(struct ib_cq *cq, struct ib_wc *wc);
+int xprtrdma_sendctx_init(struct xprtrdma_sendctx *sc,
+			  struct xprtrdma_xprt *xp);
+int xprtrdma_sendctx_post(struct xprtrdma_sendctx *sc, struct xprtrdma_ep *ep,
+			  u32 len, struct ib_send_wr *first,
+			  struct ib_send_wr *last,
+			  const struct ib_send_wr **bad);
+void xprtrdma_copy_xdr(void *dst, const struct xdr_buf *xdr, u32 tail_skip,
+		       bool pages);
+
+/* Wait until @sc's previous Send has completed; process context. */
+static inline void xprtrdma_sendctx_wait(struct xprtrdma_sendctx *sc)
+{
+	wait_var_event(&sc->flags, !test_bit(XPRTRDMA_SEND_BUSY, &sc->flags));
+}
+
+/* backchannel.c */
+int xprtrdma_bc_setup(struct rpc_xprt *xprt, unsigned int min_reqs);
+size_t xprtrdma_bc_maxpayload(struct rpc_xprt *xprt);
+unsigned int xprtrdma_bc_num_slots(struct rpc_xprt *xprt);
+void xprtrdma_bc_free_rqst(struct rpc_rqst *rqst);
+void xprtrdma_bc_destroy(struct rpc_xprt *xprt, unsigned int max_reqs);
+void xprtrdma_bc_free_all(struct xprtrdma_xprt *xp);
+int xprtrdma_bc_send(struct rpc_rqst *rqst);
+void xprtrdma_bc_receive(struct xprtrdma_xprt *xp, __be32 xid, void *inl,
+			 u32 ilen);
 
 /* reply.c */
 void xprtrdma_recv_done(struct ib_cq *cq, struct ib_wc *wc);
