@@ -75,6 +75,8 @@ static int __init xprtrdma_init(void)
 	ret = xprt_register_transport(&xprtrdma_class);
 	if (ret == -EEXIST) {
 		pr_err("xprtrdma: RPC transport \"rdma\" is already registered, most likely by the in-tree rpcrdma module; unload it first (modprobe -r rpcrdma)\n");
+		/* modprobe takes EEXIST for "already loaded" and says nothing. */
+		ret = -EBUSY;
 		goto out_unregister_client;
 	}
 	if (ret)
