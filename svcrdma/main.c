@@ -44,8 +44,13 @@ static int __init svcrdma_init(void)
 	}
 	if (ret)
 		goto unregister_devices;
+	ret = svcrdma_bc_init();
+	if (ret)
+		goto unregister_class;
 	return 0;
 
+unregister_class:
+	svc_unreg_xprt_class(&svcrdma_class);
 unregister_devices:
 	svcrdma_devices_exit();
 	return ret;
@@ -53,6 +58,7 @@ unregister_devices:
 
 static void __exit svcrdma_exit(void)
 {
+	svcrdma_bc_exit();
 	svc_unreg_xprt_class(&svcrdma_class);
 	svcrdma_devices_exit();
 }

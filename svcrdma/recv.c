@@ -343,6 +343,22 @@ out:
 	return ret;
 }
 
+/*
+ * A backward-direction Reply (RFC 8167) arrives like any call: inline in
+ * an RDMA_MSG.  Only the RPC msg_type word after the XID tells them apart.
+ */
+static bool svcrdma_is_bc_reply(const struct svcrdma_recv_ctxt *rc)
+{
+	const struct nfsrdma_wire_hdr *hdr = &rc->hdr;
+	__be32 dir;
+
+	if (hdr->proc != NFSRDMA_WIRE_PROC_MSG ||
+	    rc->byte_len - hdr->hdr_len < 8)
+		return false;
+	memcpy(&dir, (u8 *)rc->buf + hdr->hdr_len + 4, sizeof(dir));
+	return dir == cpu_to_be32(1);	/* REPLY */
+}
+
 /**
  * svcrdma_recvfrom - xpo_recvfrom: hand the next received call to nfsd
  * @rqstp: the nfsd thread's request
@@ -390,6 +406,19 @@ int svcrdma_recvfrom(struct svc_rqst *rqstp)
 		/* Never answer an error with an error. */
 		pr_warn_ratelimited("svcrdma: %s sent RDMA_ERROR as a call, dropped\n",
 				    xprt->xpt_remotebuf);
+		return 0;
+	}
+	if (svcrdma_is_bc_reply(rc)) {
+		ret = nfsrdma_wire_check_inline(hdr, rc->byte_len - hdr->hdr_len,
+						NFSRDMA_WIRE_DIR_REPLY);
+		/* We never offer chunks for a backward Reply (RFC 8167). */
+		if (!ret && !hdr->nr_write && !hdr->has_reply &&
+		    hdr->proc == NFSRDMA_WIRE_PROC_MSG)
+			svcrdma_bc_reply(xp, (u8 *)rc->buf + hdr->hdr_len,
+					 rc->byte_len - hdr->hdr_len);
+		else
+			pr_warn_ratelimited("svcrdma: malformed backchannel reply from %s, dropped\n",
+					    xprt->xpt_remotebuf);
 		return 0;
 	}
 	ret = nfsrdma_wire_check_inline(hdr, rc->byte_len - hdr->hdr_len,

@@ -219,6 +219,50 @@ void svcrdma_send_error(struct svcrdma_xprt *xp, __be32 xid, int err)
 }
 
 /**
+ * svcrdma_send_bc_call - send a backchannel (server-to-client) Call
+ * @xp: connection to the client
+ * @xid: the Call's XID
+ * @xdr: the encoded RPC Call
+ *
+ * RFC 8167 backward Calls go inline only; a Call that does not fit the
+ * client's receive buffers is refused rather than sent in chunks.
+ *
+ * Context: RPC task (rpciod or the caller's thread); may sleep.
+ *
+ * Return: 0, -EMSGSIZE if the Call is too large, -ENOTCONN if the
+ * connection is gone.
+ */
+int svcrdma_send_bc_call(struct svcrdma_xprt *xp, __be32 xid,
+			 const struct xdr_buf *xdr)
+{
+	struct svcrdma_send_ctxt *sc;
+	struct nfsrdma_wire_hdr *hdr;
+	int hlen, ret;
+
+	sc = svcrdma_send_get(xp);
+	if (!sc)
+		return -ENOTCONN;
+	hdr = &sc->hdr;
+	hdr->xid = xid;
+	hdr->vers = NFSRDMA_WIRE_VERSION;
+	hdr->credits = xp->credits;
+	hdr->proc = NFSRDMA_WIRE_PROC_MSG;
+	hdr->nr_read = 0;
+	hdr->nr_write = 0;
+	hdr->has_reply = false;
+	hlen = nfsrdma_wire_encode(sc->buf, xp->inline_send, hdr);
+	if (hlen < 0 || xdr->len > xp->inline_send - hlen ||
+	    read_bytes_from_xdr_buf(xdr, 0, (u8 *)sc->buf + hlen, xdr->len)) {
+		ret = -EMSGSIZE;
+		goto out;
+	}
+	ret = svcrdma_post_send(xp, sc, hlen + xdr->len, NULL, 0);
+out:
+	svcrdma_send_put(xp, sc);
+	return ret;
+}
+
+/**
  * svcrdma_result_payload - xpo_result_payload: note a DDP-eligible result
  * @rqstp: request being answered
  * @offset: payload's byte offset in rqstp->rq_res

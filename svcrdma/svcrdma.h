@@ -220,6 +220,13 @@ void svcrdma_send_error(struct svcrdma_xprt *xp, __be32 xid, int err);
 int svcrdma_sendto(struct svc_rqst *rqstp);
 int svcrdma_result_payload(struct svc_rqst *rqstp, unsigned int offset,
 			   unsigned int length);
+int svcrdma_send_bc_call(struct svcrdma_xprt *xp, __be32 xid,
+			 const struct xdr_buf *xdr);
+
+/* backchannel.c */
+int svcrdma_bc_init(void);
+void svcrdma_bc_exit(void);
+int svcrdma_bc_reply(struct svcrdma_xprt *xp, const void *msg, u32 len);
 
 /* rw.c */
 void svcrdma_rw_init(struct svcrdma_rw_set *set, enum dma_data_direction dir);
