@@ -137,6 +137,9 @@ void svcrdma_recvs_destroy(struct svcrdma_xprt *xp)
 {
 	unsigned int i;
 
+	/* Setup may have failed before the ring was allocated. */
+	if (!xp->recvs)
+		return;
 	for (i = 0; i < xp->nr_recvs; i++)
 		svcrdma_recv_free(xp, xp->recvs[i]);
 	kfree(xp->recvs);

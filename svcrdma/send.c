@@ -101,6 +101,9 @@ void svcrdma_sends_destroy(struct svcrdma_xprt *xp)
 {
 	unsigned int i;
 
+	/* Setup may have failed before the pool was allocated. */
+	if (!xp->sends)
+		return;
 	for (i = 0; i < xp->nr_sends; i++) {
 		struct svcrdma_send_ctxt *sc = xp->sends[i];
 
