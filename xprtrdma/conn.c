@@ -403,7 +403,9 @@ static int xprtrdma_ep_create(struct xprtrdma_xprt *xp)
 	ret = xprtrdma_ep_create_qp(ep);
 	if (ret)
 		goto out_free;
-	ret = xprtrdma_mr_pool_create(ep, xp->nr_reqs * 2);
+	/* Two MRs per slot covers a data chunk plus a Reply chunk's pieces. */
+	ret = xprtrdma_mr_pool_create(ep, min_t(u32, xp->nr_reqs * 2,
+						ep->device->attrs.max_mr));
 	if (ret)
 		goto out_free;
 	ret = xprtrdma_reps_create(ep, xp->nr_reqs + XPRTRDMA_EXTRA_RECVS);
@@ -472,6 +474,13 @@ void xprtrdma_connect_worker(struct work_struct *work)
 		xp->credits = 1;
 		xprt->cwnd = RPC_CWNDSCALE;
 		spin_unlock(&xprt->transport_lock);
+		/*
+		 * A payload must fit the MRs one call may use; shallow FRWR
+		 * page lists shrink it.  NFS reads this after connecting.
+		 */
+		xprt->max_payload = min_t(size_t, XPRTRDMA_MAX_PAYLOAD,
+					  (size_t)(XPRTRDMA_MAX_MRS_PER_REQ - 2) *
+					  (xp->ep->mr_depth - 1) * PAGE_SIZE);
 		xprt->stat.connect_count++;
 		xprt->stat.connect_time += (long)jiffies -
 					   xprt->stat.connect_start;

@@ -72,7 +72,8 @@ int xprtrdma_mr_pool_create(struct xprtrdma_ep *ep, unsigned int count)
 
 	depth = min_t(u32, ep->device->attrs.max_fast_reg_page_list_len,
 		      XPRTRDMA_MAX_MR_DEPTH);
-	if (!depth)
+	/* One page would leave no room past a misaligned first page. */
+	if (depth < 2)
 		return -EOPNOTSUPP;
 	ep->mr_depth = depth;
 
