@@ -399,8 +399,13 @@ int svcrdma_recvfrom(struct svc_rqst *rqstp)
 	ret = nfsrdma_wire_decode(hdr, rc->buf, rc->byte_len);
 	if (ret) {
 		if (rc->byte_len < NFSRDMA_WIRE_PREFIX_SIZE) {
-			pr_warn_ratelimited("svcrdma: %s sent a %u-byte message, dropped\n",
+			/*
+			 * No XID to address an RDMA_ERROR to, and a peer this
+			 * confused about framing cannot be trusted further.
+			 */
+			pr_warn_ratelimited("svcrdma: %s sent a %u-byte message, closing\n",
 					    xprt->xpt_remotebuf, rc->byte_len);
+			svc_xprt_deferred_close(xprt);
 			return 0;
 		}
 		goto reject;

@@ -4,8 +4,8 @@
  *
  * Connects to an NFS/RDMA server and sends transport headers a correct
  * client never would; checks that each is answered the way RFC 8166
- * requires (ERR_VERS, ERR_CHUNK, or silently dropped) and that the
- * connection still carries a good NULL call afterwards.  Finally it
+ * requires (ERR_VERS, ERR_CHUNK, silently dropped, or the connection
+ * closed) and that the server still answers a good NULL call afterwards.  Finally it
  * offers a Read chunk with a bogus steering tag, which must cost the
  * connection and nothing else: a fresh connection must work again.
  *
@@ -298,14 +298,24 @@ int main(int argc, char **argv)
 	w[n++] = 0; w[n++] = 0;
 	expect_error(c, w, n, 2, "five Write chunks answered with ERR_CHUNK");
 
-	/* Too short to carry an XID, and RDMA_ERROR as a call: dropped. */
-	send_msg(c, w, 2, 0);
+	/* RDMA_ERROR as a call: dropped, never answered with an error. */
 	n = 0;
 	w[n++] = htonl(next_xid++); w[n++] = htonl(1); w[n++] = htonl(8);
 	w[n++] = htonl(4); w[n++] = htonl(2);
 	send_msg(c, w, n, 0);
-	/* The next reply must be the NULL call's, proving both were dropped. */
-	expect_null_reply(c, "short message and RDMA_ERROR call dropped, connection alive");
+	/* The next reply must be the NULL call's, proving it was dropped. */
+	expect_null_reply(c, "RDMA_ERROR call dropped, connection alive");
+
+	/* Too short to carry an XID: nothing to answer, so we are cut off. */
+	send_msg(c, w, 2, 0);
+	n = recv_msg(c, 10);
+	check(n < 0, "8-byte message closes the connection");
+	conn_close(c);
+	c = conn_open(argv[1], argv[2]);
+	check(c != NULL, "reconnect after the short message");
+	if (!c)
+		return 1;
+	expect_null_reply(c, "server answers on the new connection");
 
 	/*
 	 * A NOMSG call whose Position-zero Read chunk has a bogus steering

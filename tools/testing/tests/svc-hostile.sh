@@ -2,10 +2,11 @@
 #
 # svcrdma against a hostile client: tools/testing/svcrdma/hostile.c sends
 # transport headers no correct client would (wrong version, unknown and
-# retired procedures, truncated and oversized chunk lists, a Read chunk
-# with a bogus steering tag) and checks each gets the RFC 8166 answer,
-# that the connection survives what it should survive, and that the
-# server still serves a new connection.  The harness fails the run on any
+# retired procedures, truncated and oversized chunk lists, a message too
+# short to carry an XID, a Read chunk with a bogus steering tag) and
+# checks each gets the RFC 8166 answer, that the connection survives what
+# it should and is closed otherwise, and that the server still serves a
+# new connection.  tools/testing/tests/hostile.sh is the wider suite.  The harness fails the run on any
 # oops or WARN, and on a module that will not unload.
 
 TIMEOUT=600
