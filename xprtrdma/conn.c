@@ -103,7 +103,8 @@ static void xprtrdma_qp_event(struct ib_event *event, void *context)
 		pr_warn_ratelimited("xprtrdma: QP event %s for %s\n",
 				    ib_event_msg(event->event),
 				    xprtrdma_peer(ep));
-		xprt_force_disconnect(&ep->xp->xprt);
+		/* Providers may report QP events from atomic context. */
+		xprtrdma_force_disconnect(ep->xp);
 		break;
 	}
 }

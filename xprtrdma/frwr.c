@@ -20,15 +20,15 @@
 static void xprtrdma_mr_wc_error(struct xprtrdma_mr *mr, struct ib_wc *wc,
 				 const char *what)
 {
-	struct rpc_xprt *xprt = &mr->ep->xp->xprt;
+	struct xprtrdma_xprt *xp = mr->ep->xp;
 
 	if (wc->status != IB_WC_WR_FLUSH_ERR)
 		pr_warn_ratelimited("xprtrdma: %s for %s failed: %s (%u)\n",
 				    what,
-				    xprt->address_strings[RPC_DISPLAY_ADDR],
+				    xp->xprt.address_strings[RPC_DISPLAY_ADDR],
 				    ib_wc_status_msg(wc->status),
 				    wc->vendor_err);
-	xprt_force_disconnect(xprt);
+	xprtrdma_force_disconnect(xp);
 }
 
 /* REG_MR is posted unsignaled: this only runs when it failed. */

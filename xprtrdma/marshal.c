@@ -263,7 +263,7 @@ static void xprtrdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
 					    xprt->address_strings[RPC_DISPLAY_ADDR],
 					    ib_wc_status_msg(wc->status),
 					    wc->vendor_err);
-		xprt_force_disconnect(xprt);
+		xprtrdma_force_disconnect(sc->xp);
 	}
 	ib_dma_unmap_single(sc->ep->device, sc->dma, sc->len, DMA_TO_DEVICE);
 	clear_bit(XPRTRDMA_SEND_BUSY, &sc->flags);

@@ -153,6 +153,8 @@ static void xprtrdma_destroy(struct rpc_xprt *xprt)
 
 	cancel_delayed_work_sync(&xp->connect_work);
 	xprtrdma_ep_destroy(xp);
+	/* Drained: no completion handler can queue it again. */
+	cancel_work_sync(&xp->force_work);
 	xprtrdma_free_reqs(xp);
 	xprtrdma_bc_free_all(xp);
 	kfree(xp->hdr);
@@ -243,6 +245,29 @@ static const struct rpc_xprt_ops xprtrdma_ops = {
 	.bc_free_rqst		= xprtrdma_bc_free_rqst,
 	.bc_destroy		= xprtrdma_bc_destroy,
 };
+
+static void xprtrdma_force_work(struct work_struct *work)
+{
+	struct xprtrdma_xprt *xp = container_of(work, struct xprtrdma_xprt,
+						force_work);
+
+	xprt_force_disconnect(&xp->xprt);
+}
+
+/**
+ * xprtrdma_force_disconnect - break the connection from any context
+ * @xp: transport
+ *
+ * xprt_force_disconnect() takes xprt->transport_lock without disabling
+ * bottom halves, so softirq completion handlers must not call it: a task
+ * holding the lock on the same CPU would never get it back.  Defer it.
+ *
+ * Context: any.
+ */
+void xprtrdma_force_disconnect(struct xprtrdma_xprt *xp)
+{
+	queue_work(xprtiod_workqueue, &xp->force_work);
+}
 
 /**
  * xprtrdma_update_credits - follow the credit grant of a reply
@@ -353,6 +378,7 @@ struct rpc_xprt *xprtrdma_setup(struct xprt_create *args)
 	INIT_LIST_HEAD(&xp->bc_free);
 	INIT_LIST_HEAD(&xp->bc_all);
 	INIT_DELAYED_WORK(&xp->connect_work, xprtrdma_connect_worker);
+	INIT_WORK(&xp->force_work, xprtrdma_force_work);
 
 	xprt->num_reqs = 0;
 	xprt->timeout = &xprtrdma_default_timeout;

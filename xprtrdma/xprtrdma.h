@@ -294,6 +294,7 @@ struct xprtrdma_req {
  * @list: on the global transport list
  * @ep: the current connection, or NULL
  * @connect_work: builds a connection (queued by ->connect)
+ * @force_work: breaks the connection on behalf of softirq-context callers
  * @reqs: the slot array
  * @nr_reqs: entries in @reqs
  * @free_reqs: unused slots, protected by xprt->reserve_lock
@@ -311,6 +312,7 @@ struct xprtrdma_xprt {
 	struct list_head list;
 	struct xprtrdma_ep *ep;
 	struct delayed_work connect_work;
+	struct work_struct force_work;
 	struct xprtrdma_req *reqs;
 	unsigned int nr_reqs;
 	struct list_head free_reqs;
@@ -336,6 +338,7 @@ static inline struct xprtrdma_req *xprtrdma_req(struct rpc_rqst *rqst)
 /* transport.c */
 struct rpc_xprt *xprtrdma_setup(struct xprt_create *args);
 void xprtrdma_update_credits(struct xprtrdma_xprt *xp, u32 credits);
+void xprtrdma_force_disconnect(struct xprtrdma_xprt *xp);
 
 /* conn.c */
 void xprtrdma_connect_worker(struct work_struct *work);
