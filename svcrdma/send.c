@@ -12,8 +12,11 @@
  * RDMA Writes are chained in front of the Send, so one post carries the
  * whole reply and the Send's completion means every Write finished.
  *
- * sendto waits for that completion: the Writes read nfsd's reply pages,
- * which nfsd releases as soon as sendto returns.
+ * sendto waits for that completion when there are Writes: they read
+ * nfsd's reply pages, which nfsd releases as soon as sendto returns.
+ * Inline replies are copied into the send buffer, so those, RDMA_ERROR
+ * replies and backchannel Calls are posted and left to the completion
+ * handler, which recycles the send context.
  */
 
 #include <linux/slab.h>
@@ -21,6 +24,9 @@
 #include <linux/sunrpc/xdr.h>
 
 #include "svcrdma.h"
+
+static void svcrdma_send_put(struct svcrdma_xprt *xp,
+			     struct svcrdma_send_ctxt *sc);
 
 static void svcrdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -35,6 +41,11 @@ static void svcrdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
 					    xp->xprt.xpt_remotebuf,
 					    ib_wc_status_msg(wc->status));
 		svc_xprt_deferred_close(&xp->xprt);
+	}
+	if (sc->async) {
+		svcrdma_sq_put(xp, sc->sq_slots);
+		svcrdma_send_put(xp, sc);
+		return;
 	}
 	complete(&sc->done);
 }
@@ -152,11 +163,15 @@ static void svcrdma_send_put(struct svcrdma_xprt *xp,
 
 /*
  * Post @set's Writes (if any) followed by a Send of the first @len bytes
- * of @sc->buf, and wait for the Send to complete.
+ * of @sc->buf.  With @async the call returns once the Send is posted and
+ * @sc belongs to the completion handler from then on (also on failure);
+ * otherwise it waits for the Send to complete, which the Writes need
+ * because they read nfsd's pages, and the caller keeps @sc.
  */
 static int svcrdma_post_send(struct svcrdma_xprt *xp,
 			     struct svcrdma_send_ctxt *sc, u32 len,
-			     struct svcrdma_rw_set *set, u32 inv_rkey)
+			     struct svcrdma_rw_set *set, u32 inv_rkey,
+			     bool async)
 {
 	unsigned int nr = 1 + (set ? set->nr_wrs : 0);
 	const struct ib_send_wr *bad;
@@ -165,7 +180,9 @@ static int svcrdma_post_send(struct svcrdma_xprt *xp,
 
 	ret = svcrdma_sq_get(xp, nr);
 	if (ret)
-		return ret;
+		goto out_put;
+	sc->async = async;
+	sc->sq_slots = nr;
 	sc->sge.length = len;
 	sc->wr.next = NULL;
 	if (inv_rkey) {
@@ -184,11 +201,19 @@ static int svcrdma_post_send(struct svcrdma_xprt *xp,
 	if (ret) {
 		svc_xprt_deferred_close(&xp->xprt);
 		svcrdma_sq_put(xp, nr);
-		return -ENOTCONN;
+		ret = -ENOTCONN;
+		goto out_put;
 	}
+	if (async)
+		return 0;
 	wait_for_completion(&sc->done);
 	svcrdma_sq_put(xp, nr);
 	return sc->status == IB_WC_SUCCESS ? 0 : -ENOTCONN;
+
+out_put:
+	if (async)
+		svcrdma_send_put(xp, sc);
+	return ret;
 }
 
 /**
@@ -217,8 +242,9 @@ void svcrdma_send_error(struct svcrdma_xprt *xp, __be32 xid, int err)
 		len = nfsrdma_wire_encode_err_chunk(sc->buf, xp->inline_send,
 						    xid, xp->credits);
 	if (len > 0)
-		svcrdma_post_send(xp, sc, len, NULL, 0);
-	svcrdma_send_put(xp, sc);
+		svcrdma_post_send(xp, sc, len, NULL, 0, true);
+	else
+		svcrdma_send_put(xp, sc);
 }
 
 /**
@@ -240,7 +266,7 @@ int svcrdma_send_bc_call(struct svcrdma_xprt *xp, __be32 xid,
 {
 	struct svcrdma_send_ctxt *sc;
 	struct nfsrdma_wire_hdr *hdr;
-	int hlen, ret;
+	int hlen;
 
 	sc = svcrdma_send_get(xp);
 	if (!sc)
@@ -256,13 +282,10 @@ int svcrdma_send_bc_call(struct svcrdma_xprt *xp, __be32 xid,
 	hlen = nfsrdma_wire_encode(sc->buf, xp->inline_send, hdr);
 	if (hlen < 0 || xdr->len > xp->inline_send - hlen ||
 	    read_bytes_from_xdr_buf(xdr, 0, (u8 *)sc->buf + hlen, xdr->len)) {
-		ret = -EMSGSIZE;
-		goto out;
+		svcrdma_send_put(xp, sc);
+		return -EMSGSIZE;
 	}
-	ret = svcrdma_post_send(xp, sc, hlen + xdr->len, NULL, 0);
-out:
-	svcrdma_send_put(xp, sc);
-	return ret;
+	return svcrdma_post_send(xp, sc, hlen + xdr->len, NULL, 0, true);
 }
 
 /**
@@ -544,14 +567,23 @@ int svcrdma_sendto(struct svc_rqst *rqstp)
 							    xp->inline_send,
 							    rc->hdr.xid,
 							    xp->credits);
-			if (len > 0)
-				svcrdma_post_send(xp, sc, len, NULL, 0);
+			if (len > 0) {
+				svcrdma_post_send(xp, sc, len, NULL, 0, true);
+				return -ENOTCONN;
+			}
 		}
 		svcrdma_send_put(xp, sc);
 		return -ENOTCONN;
 	}
 
-	ret = svcrdma_post_send(xp, sc, len, &set, svcrdma_inv_rkey(xp, rc));
+	/* An inline reply was copied out of nfsd's pages: no need to wait. */
+	if (!set.nr_wrs) {
+		ret = svcrdma_post_send(xp, sc, len, NULL,
+					svcrdma_inv_rkey(xp, rc), true);
+		return ret ? ret : xdr->len;
+	}
+	ret = svcrdma_post_send(xp, sc, len, &set, svcrdma_inv_rkey(xp, rc),
+				false);
 	svcrdma_rw_release(xp, &set);
 	svcrdma_send_put(xp, sc);
 	return ret ? ret : xdr->len;

@@ -159,6 +159,8 @@ struct svcrdma_recv_ctxt {
  * @sge: its single gather entry
  * @done: completed by the Send's completion handler
  * @status: work completion status of the Send
+ * @async: nobody waits; the completion handler recycles the context
+ * @sq_slots: send queue slots the post reserved, returned on completion
  * @buf: the send buffer, @xp->inline_send bytes, DMA-mapped for its life
  * @hdr: scratch space for the reply's transport header
  */
@@ -170,6 +172,8 @@ struct svcrdma_send_ctxt {
 	struct ib_sge		sge;
 	struct completion	done;
 	enum ib_wc_status	status;
+	bool			async;
+	unsigned int		sq_slots;
 	void			*buf;
 	struct nfsrdma_wire_hdr	hdr;
 };
