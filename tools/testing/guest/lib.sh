@@ -59,11 +59,20 @@ await() {
 	fail "timed out waiting for $1"
 }
 
+# nfs_serve_prepared: start serving, then run the test's server_prepare
+# hook (content the server creates locally) if it defines one.
+nfs_serve_prepared() {
+	nfs_server_start || return 1
+	if declare -F server_prepare >/dev/null; then
+		server_prepare || fail "server_prepare failed" || return 1
+	fi
+}
+
 # serve_nfs SECONDS: the server VM's whole part in a two-VM NFS test:
 # serve until the client says it is done (or SECONDS pass), then stop.
 serve_nfs() {
 	local rc=0
-	nfs_server_start || { signal abort; return 1; }
+	nfs_serve_prepared || { signal abort; return 1; }
 	signal server-ready
 	await client-done "$1" || rc=1
 	nfs_server_stop || rc=1
@@ -84,7 +93,7 @@ as_client() {
 # stop serving.
 local_nfs() {
 	local rc=0
-	nfs_server_start || return 1
+	nfs_serve_prepared || return 1
 	"$@" || rc=1
 	nfs_server_stop || rc=1
 	return $rc
@@ -170,6 +179,8 @@ guest_prepare() {
 	mkdir -p /dev/pts /dev/shm
 	mount -t devpts devpts /dev/pts
 	mount -t tmpfs tmpfs /dev/shm
+	# devtmpfs has no /dev/fd; bash process substitution needs it.
+	ln -sfn /proc/self/fd /dev/fd
 	hostname "$1"
 	# A task blocked this long in a test VM is a bug, and the log scanner
 	# fails the test on the report.
@@ -195,9 +206,11 @@ nfs_server_start() {
 	exportfs -ra || return 1
 	rpc.mountd || return 1
 	rpc.statd --no-notify 2>/dev/null
-	# The NFSv4 grace period would stall every first OPEN for 90 s.
+	# The NFSv4 grace period would stall every first OPEN for 90 s, and
+	# lockd's (50 s by default) holds back delegations as long.
 	echo 10 >/proc/fs/nfsd/nfsv4leasetime
 	echo 10 >/proc/fs/nfsd/nfsv4gracetime
+	sysctl -qw fs.nfs.nlm_grace_period=10
 	rpc.nfsd 8 || return 1
 	echo "rdma $NFS_PORT" >/proc/fs/nfsd/portlist || return 1
 	grep -q "^rdma $NFS_PORT" /proc/fs/nfsd/portlist || fail "no rdma listener in portlist"

@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Faults under a verified write stream (NFSv4.1, hard mount): the server's
+# nfsd restarted, its rxe link deleted and added again, its netdev taken
+# down and up.  After each fault the stream must make progress again; at
+# the end every file is read back after a remount and must verify.
+TIMEOUT=1200
+FILES_MIN=12
+
+progress() {
+	cat /results/progress 2>/dev/null || echo 0
+}
+
+# await_progress SECONDS: wait until the client has written another file.
+await_progress() {
+	local start i
+	start=$(progress)
+	for ((i = 0; i < $1; i++)); do
+		[ "$(progress)" -gt "$start" ] && return 0
+		sleep 1
+	done
+	fail "no progress for $1 s after the fault (stuck at file $start)"
+}
+
+fault_nfsd_restart() {
+	rpc.nfsd 0 || return 1
+	sleep 2
+	rpc.nfsd 8 || return 1
+	echo "rdma $NFS_PORT" >/proc/fs/nfsd/portlist
+}
+
+fault_rxe_readd() {
+	rdma link delete rxe0 || return 1
+	sleep 2
+	rdma link add rxe0 type rxe netdev eth0
+}
+
+fault_link_flap() {
+	ip link set eth0 down || return 1
+	sleep 3
+	ip link set eth0 up
+}
+
+inject_faults() {
+	local f rc=0
+	await stream-started 300 || return 1
+	for f in nfsd_restart rxe_readd link_flap; do
+		await_progress 120 || return 1
+		log "fault: $f (client at file $(progress))"
+		"fault_$f" || fail "could not inject $f" || return 1
+		subtest "recovers-after-$f" await_progress 240 || rc=1
+	done
+	signal faults-done
+	return $rc
+}
+
+write_stream() {
+	local i=0 dir=$MNT/stream
+	mkdir -p "$dir" /tmp/stream || return 1
+	: >/tmp/stream.sha256
+	signal stream-started
+	while [ "$i" -lt "$FILES_MIN" ] || [ ! -e /results/sync.faults-done ]; do
+		[ -e /results/sync.abort ] && return 1
+		head -c 4194304 /dev/urandom >"/tmp/stream/f$i"
+		cp "/tmp/stream/f$i" "$dir/f$i" || fail "write of f$i failed" || return 1
+		(cd /tmp/stream && sha256sum "f$i") >>/tmp/stream.sha256
+		rm -f "/tmp/stream/f$i"
+		i=$((i + 1))
+		echo "$i" >/results/progress
+		[ "$i" -gt 400 ] && fail "faults never finished" && return 1
+	done
+	log "wrote $i files of 4 MiB through the faults"
+	sync
+	nfs_umount || return 1
+	echo 3 >/proc/sys/vm/drop_caches
+	nfs_mount 4.1 || return 1
+	(cd "$dir" && sha256sum -c --quiet /tmp/stream.sha256) || fail "stream does not verify" || return 1
+	rm -rf "$dir"
+}
+
+faults_client() {
+	nfs_client_prepare || return 1
+	nfs_mount 4.1 || return 1
+	subtest nfs4.1-stream-verifies write_stream || { nfs_umount; return 1; }
+	nfs_umount
+}
+
+test_server() {
+	local rc=0
+	nfs_server_start || { signal abort; return 1; }
+	signal server-ready
+	inject_faults || rc=1
+	await client-done 900 || rc=1
+	nfs_server_stop || rc=1
+	return $rc
+}
+
+test_client() {
+	as_client faults_client
+}
