@@ -7,6 +7,7 @@
 
 SERVER_ADDR=192.0.2.1
 CLIENT_ADDR=192.0.2.2
+CLIENT2_ADDR=192.0.2.3
 EXPORT_DIR=/srv/nfs
 MNT=/mnt/nfs
 NFS_PORT=${NFS_PORT:-20049}
@@ -150,7 +151,11 @@ net_up() {
 	else
 		modprobe virtio_net || return 1
 		dev=eth0
-		if [ "$role" = server ]; then addr=$SERVER_ADDR; else addr=$CLIENT_ADDR; fi
+		case "$role" in
+		server) addr=$SERVER_ADDR ;;
+		client) addr=$CLIENT_ADDR ;;
+		*) addr=$CLIENT2_ADDR ;;
+		esac
 	fi
 	ip addr add "$addr/24" dev "$dev" || return 1
 	ip link set "$dev" up || return 1

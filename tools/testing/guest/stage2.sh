@@ -23,6 +23,7 @@ case "$role" in
 single) test_single ;;
 server) test_server ;;
 client) test_client ;;
+client2) test_client2 ;;
 *) false ;;
 esac
 rc=$?

@@ -53,6 +53,25 @@ capture_check() {
 	[ "$msgs" -gt 0 ] && [ "$msgs" = "$sends" ] && [ -z "$bad" ]
 }
 
+# respawn_client RUNDIR DEADLINE: for a test with RESPAWN=1: when the
+# client signals kill-client, end its QEMU process the way a crash or power
+# loss would, and boot a second client (role client2) on the same link.
+respawn_client() {
+	local rundir=$1 deadline=$2 pid
+	pid=$(cat "$rundir/client.pid")
+	while [ ! -e "$rundir/sync.kill-client" ] && kill -0 "$pid" 2>/dev/null &&
+		[ "$(date +%s)" -lt "$deadline" ]; do
+		sleep 0.5
+	done
+	[ -e "$rundir/sync.kill-client" ] || return 1
+	kill -9 "$pid"
+	wait "$pid" 2>/dev/null
+	: >"$rundir/client.killed"
+	: >"$rundir/sync.client-killed"
+	vm_start client2 client2 "$rundir" 1536 1 \
+		"server=off,addr.type=unix,addr.path=$rundir/link.sock"
+}
+
 # run_instance TEST TOPOLOGY CLIENT SERVER [EXPECT]
 # EXPECT is empty for a normal test, or a word the harness's failure report
 # must contain (crash, timeout, status) for a self-test that must fail.
@@ -60,7 +79,7 @@ run_instance() {
 	local test=$1 topo=$2 client=$3 server=$4 expect=${5:-}
 	local id="$test/$topo/client=$client,server=$server"
 	local rundir="$RESULTS/vm/$test-$topo-$client-$server"
-	local deadline timeout capture why vms st name line
+	local deadline timeout capture respawn why vms st name line
 
 	if [ "$topo" = 1vm ] && [ "$client" != "$server" ]; then
 		tap_result fail "$id: one VM cannot mix transports"
@@ -110,6 +129,10 @@ run_instance() {
 		vm_start client client "$rundir" 1536 1 \
 			"server=off,addr.type=unix,addr.path=$rundir/link.sock"
 	fi
+	respawn=$(test_var "$test" RESPAWN "")
+	if [ -n "$respawn" ] && [ "$topo" = 2vm ]; then
+		respawn_client "$rundir" "$deadline" && vms="server client2"
+	fi
 	# shellcheck disable=SC2086
 	vm_wait "$rundir" "$deadline" $vms
 
@@ -117,6 +140,11 @@ run_instance() {
 	for name in $vms; do
 		why+=$(vm_verdict "$rundir" "$name" "$name")$'\n'
 	done
+	# A client killed on purpose cannot report, but it must not have
+	# splatted before it died.
+	if [ -e "$rundir/client.killed" ]; then
+		why+=$(vm_splats "$rundir" client)$'\n'
+	fi
 	why=$(printf '%s' "$why" | sed '/^$/d')
 	if [ -n "${VM_CAPTURE:-}" ] && [ -z "$why" ]; then
 		if capture_check "$VM_CAPTURE"; then

@@ -44,6 +44,14 @@ vm_stage_ours() {
 	make -s -C "$VM_TOP" install DESTDIR="$VM_MODROOT" KVER="$VM_KVER" >/dev/null
 }
 
+vm_mac() {
+	case "$1" in
+	server) echo 52:54:00:12:34:01 ;;
+	client) echo 52:54:00:12:34:02 ;;
+	*) echo 52:54:00:12:34:03 ;;
+	esac
+}
+
 # vm_start NAME ROLE RUNDIR MEM_MB SMP [NETDEV_OPTS]: boot one guest in the
 # background; its serial log is RUNDIR/NAME.log, its PID RUNDIR/NAME.pid.
 # With VM_CAPTURE=FILE, the server's link is recorded to FILE (pcap).
@@ -52,7 +60,7 @@ vm_start() {
 	local -a netargs=()
 	if [ -n "$net" ]; then
 		netargs=(-netdev "stream,id=n0,$net"
-			-device "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:$([ "$role" = server ] && echo 01 || echo 02)")
+			-device "virtio-net-pci,netdev=n0,mac=$(vm_mac "$role")")
 		# Record the link from the server's side: every frame either
 		# VM sends crosses it, and the host needs no guest tooling.
 		if [ -n "${VM_CAPTURE:-}" ] && [ "$role" = server ]; then
@@ -106,6 +114,15 @@ vm_wait() {
 	return 0
 }
 
+# vm_splats RUNDIR NAME: print the kernel's complaints in a guest's log.
+vm_splats() {
+	local splats
+	splats=$(tr -d '\r' <"$1/$2.log" | grep -E "$VM_SPLAT" | head -n 20)
+	[ -n "$splats" ] || return 0
+	echo "$2: kernel reported:"
+	printf '%s\n' "$splats"
+}
+
 # vm_verdict RUNDIR NAME ROLE: print why the guest failed, if it did.
 # Fails closed: no exit status from the guest is a failure.
 vm_verdict() {
@@ -114,9 +131,8 @@ vm_verdict() {
 		echo "$name: timed out and was killed"
 		bad=1
 	fi
-	splats=$(tr -d '\r' <"$rundir/$name.log" | grep -E "$VM_SPLAT" | head -n 20)
+	splats=$(vm_splats "$rundir" "$name")
 	if [ -n "$splats" ]; then
-		echo "$name: kernel reported:"
 		printf '%s\n' "$splats"
 		bad=1
 	fi
