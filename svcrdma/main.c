@@ -18,6 +18,11 @@ module_param_named(max_inline, svcrdma_max_inline, uint, 0444);
 MODULE_PARM_DESC(max_inline,
 		 "receive buffer size and largest inline reply in bytes (1024-65536, multiple of 1024, default 4096)");
 
+unsigned int svcrdma_keepalive = 30;
+module_param_named(keepalive, svcrdma_keepalive, uint, 0444);
+MODULE_PARM_DESC(keepalive,
+		 "seconds between dead-peer probes on a connection (0: never, default 30)");
+
 static int __init svcrdma_init(void)
 {
 	int ret;

@@ -14,6 +14,7 @@
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/completion.h>
+#include <linux/workqueue.h>
 #include <linux/scatterlist.h>
 #include <linux/sunrpc/svc_xprt.h>
 #include <rdma/ib_verbs.h>
@@ -31,6 +32,7 @@ enum {
 	SVCRDMA_F_ACCEPTED,	/* svc_xprt_init() done; svc owns the lifetime */
 	SVCRDMA_F_PEER_GONE,	/* CM reported the connection dead */
 	SVCRDMA_F_ON_DEVLIST,	/* linked on the per-module connection list */
+	SVCRDMA_F_KA_BUSY,	/* a keepalive probe is in flight */
 };
 
 /**
@@ -69,6 +71,8 @@ enum {
  * @sq_depth: send queue slots in all; a chain needing more is refused
  * @sq_avail: send queue slots not in use
  * @sq_wait: threads waiting for send queue slots
+ * @keepalive: periodic dead-peer probe (zero-length RDMA Write)
+ * @ka_cqe: completion entry of the probe
  */
 struct svcrdma_xprt {
 	struct svc_xprt		xprt;
@@ -111,6 +115,9 @@ struct svcrdma_xprt {
 	u32			sq_depth;
 	atomic_t		sq_avail;
 	wait_queue_head_t	sq_wait;
+
+	struct delayed_work	keepalive;
+	struct ib_cqe		ka_cqe;
 };
 
 /**
@@ -199,6 +206,7 @@ struct svcrdma_rw_set {
 extern struct svc_xprt_class svcrdma_class;
 extern unsigned int svcrdma_credits;
 extern unsigned int svcrdma_max_inline;
+extern unsigned int svcrdma_keepalive;
 
 static inline struct svcrdma_xprt *svcrdma_of(struct svc_xprt *xprt)
 {

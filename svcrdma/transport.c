@@ -74,6 +74,8 @@ void svcrdma_sq_put(struct svcrdma_xprt *xp, unsigned int n)
 	wake_up(&xp->sq_wait);
 }
 
+static void svcrdma_ka_work(struct work_struct *work);
+
 static struct svcrdma_xprt *svcrdma_xprt_alloc(void)
 {
 	struct svcrdma_xprt *xp = kzalloc(sizeof(*xp), GFP_KERNEL);
@@ -90,6 +92,7 @@ static struct svcrdma_xprt *svcrdma_xprt_alloc(void)
 	spin_lock_init(&xp->send_lock);
 	init_waitqueue_head(&xp->send_wait);
 	init_waitqueue_head(&xp->sq_wait);
+	INIT_DELAYED_WORK(&xp->keepalive, svcrdma_ka_work);
 	return xp;
 }
 
@@ -104,6 +107,63 @@ static void svcrdma_close(struct svcrdma_xprt *xp)
 {
 	svc_xprt_deferred_close(&xp->xprt);
 	svcrdma_wake_all(xp);
+}
+
+/*
+ * Keepalive.  RDMA has none of its own: a client that dies without a
+ * Disconnect leaves our QP happily connected to nobody, holding its
+ * resources until nfsd ages the transport out many minutes later.  A
+ * zero-length RDMA Write every svcrdma_keepalive seconds costs the peer
+ * nothing (no buffer, no rkey check) but has to be acknowledged, so a
+ * dead peer shows up as a retry-exceeded completion within seconds.
+ */
+static void svcrdma_ka_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct svcrdma_xprt *xp =
+		container_of(wc->wr_cqe, struct svcrdma_xprt, ka_cqe);
+
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_info_ratelimited("svcrdma: %s stopped answering (%s), closing\n",
+					    xp->xprt.xpt_remotebuf,
+					    ib_wc_status_msg(wc->status));
+		svcrdma_close(xp);
+	}
+	svcrdma_sq_put(xp, 1);
+	clear_bit(SVCRDMA_F_KA_BUSY, &xp->flags);
+}
+
+static bool svcrdma_sq_tryget(struct svcrdma_xprt *xp)
+{
+	return atomic_add_unless(&xp->sq_avail, -1, 0);
+}
+
+static void svcrdma_ka_work(struct work_struct *work)
+{
+	struct svcrdma_xprt *xp =
+		container_of(to_delayed_work(work), struct svcrdma_xprt,
+			     keepalive);
+	struct ib_rdma_wr wr = { };
+
+	if (svc_xprt_is_dead(&xp->xprt))
+		return;
+	/* Skip a tick rather than wait: a busy queue proves a live peer. */
+	if (!test_and_set_bit(SVCRDMA_F_KA_BUSY, &xp->flags)) {
+		if (svcrdma_sq_tryget(xp)) {
+			wr.wr.opcode = IB_WR_RDMA_WRITE;
+			wr.wr.wr_cqe = &xp->ka_cqe;
+			wr.wr.send_flags = IB_SEND_SIGNALED;
+			if (ib_post_send(xp->qp, &wr.wr, NULL)) {
+				svcrdma_sq_put(xp, 1);
+				clear_bit(SVCRDMA_F_KA_BUSY, &xp->flags);
+				svcrdma_close(xp);
+				return;
+			}
+		} else {
+			clear_bit(SVCRDMA_F_KA_BUSY, &xp->flags);
+		}
+	}
+	queue_delayed_work(system_wq, &xp->keepalive, svcrdma_keepalive * HZ);
 }
 
 /* CONNECT_REQUEST on a listener: queue the new id for xpo_accept. */
@@ -354,6 +414,11 @@ static int svcrdma_conn_setup(struct svcrdma_xprt *xp)
 	else
 		ret = rdma_accept(id, &param);
 	rdma_unlock_handler(id);
+	if (!ret && svcrdma_keepalive) {
+		xp->ka_cqe.done = svcrdma_ka_done;
+		queue_delayed_work(system_wq, &xp->keepalive,
+				   svcrdma_keepalive * HZ);
+	}
 	return ret;
 }
 
@@ -447,8 +512,9 @@ static void svcrdma_free(struct svc_xprt *xprt)
 	/*
 	 * Undo svcrdma_conn_setup() in reverse; any step may never have
 	 * happened.  Draining first means no completion handler can run
-	 * on a context we free.
+	 * on a context we free.  The keepalive goes first: it posts.
 	 */
+	cancel_delayed_work_sync(&xp->keepalive);
 	if (xp->qp)
 		ib_drain_qp(xp->qp);
 	svcrdma_recvs_destroy(xp);
