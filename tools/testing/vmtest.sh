@@ -1,11 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# vmtest.sh [PATTERN]: run the VM test instances from tests.conf whose line
-# matches PATTERN (all of them by default), or one ad-hoc instance with
+# vmtest.sh [--conf FILE] [PATTERN]: run the VM test instances from
+# tests.conf (or FILE, relative to this directory) whose line matches
+# PATTERN (all of them by default), or one ad-hoc instance with
 # vmtest.sh TEST TOPOLOGY CLIENT SERVER.  Prints TAP and "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+conf=$here/tests.conf
+if [ "${1:-}" = --conf ]; then
+	conf=$here/$2
+	shift 2
+fi
 # shellcheck source=tools/testing/lib/run.sh
 . "$here/lib/run.sh"
 
@@ -19,6 +25,6 @@ else
 			continue
 		fi
 		run_instance "$t" "$topo" "$c" "$s" "$expect"
-	done <"$here/tests.conf"
+	done <"$conf"
 fi
 tap_summary

@@ -125,13 +125,7 @@ run_instance() {
 		vm_start single single "$rundir" 2048 2
 	else
 		vms="server client"
-		vm_start server server "$rundir" 1536 1 \
-			"server=on,addr.type=unix,addr.path=$rundir/link.sock"
-		while [ ! -S "$rundir/link.sock" ] && [ "$(date +%s)" -lt "$deadline" ]; do
-			sleep 0.2
-		done
-		vm_start client client "$rundir" 1536 1 \
-			"server=off,addr.type=unix,addr.path=$rundir/link.sock"
+		vm_start_pair "$rundir" "$deadline"
 	fi
 	respawn=$(test_var "$test" RESPAWN "")
 	if [ -n "$respawn" ] && [ "$topo" = 2vm ]; then
@@ -140,16 +134,13 @@ run_instance() {
 	# shellcheck disable=SC2086
 	vm_wait "$rundir" "$deadline" $vms
 
-	why=
-	for name in $vms; do
-		why+=$(vm_verdict "$rundir" "$name" "$name")$'\n'
-	done
+	# shellcheck disable=SC2086
+	why=$(vm_verdicts "$rundir" $vms)
 	# A client killed on purpose cannot report, but it must not have
 	# splatted before it died.
 	if [ -e "$rundir/client.killed" ]; then
-		why+=$(vm_splats "$rundir" client)$'\n'
+		why=$(printf '%s\n%s' "$why" "$(vm_splats "$rundir" client)" | sed '/^$/d')
 	fi
-	why=$(printf '%s' "$why" | sed '/^$/d')
 	if [ -n "${VM_CAPTURE:-}" ] && [ -z "$why" ]; then
 		if capture_check "$VM_CAPTURE"; then
 			echo "ok host wire-decode" >>"$rundir/subtests"

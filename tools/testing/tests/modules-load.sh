@@ -22,11 +22,17 @@ load_unload() {
 		modinfo -n "$m" | grep -q "/updates/nfsrdma/" ||
 			fail "modprobe $m resolves to $(modinfo -n "$m")" || return 1
 	done
-	loaded rpcrdma && fail "modprobe pulled in the in-tree rpcrdma" && return 1
+	if loaded rpcrdma; then
+		fail "modprobe pulled in the in-tree rpcrdma"
+		return 1
+	fi
 	modprobe -r xprtrdma svcrdma || return 1
 	# Shared dependencies (ib_core, sunrpc) may stay: rxe and nfs use them.
 	for m in xprtrdma svcrdma nfsrdma_wire; do
-		loaded "$m" && fail "$m is still loaded after modprobe -r" && return 1
+		if loaded "$m"; then
+			fail "$m is still loaded after modprobe -r"
+			return 1
+		fi
 	done
 	return 0
 }

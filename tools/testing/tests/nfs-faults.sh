@@ -67,7 +67,10 @@ write_stream() {
 		rm -f "/tmp/stream/f$i"
 		i=$((i + 1))
 		echo "$i" >/results/progress
-		[ "$i" -gt 400 ] && fail "faults never finished" && return 1
+		if [ "$i" -gt 400 ]; then
+			fail "faults never finished"
+			return 1
+		fi
 	done
 	log "wrote $i files of 4 MiB through the faults"
 	sync
