@@ -1,33 +1,240 @@
 # SPDX-License-Identifier: GPL-2.0
-# probe (temporary)
-TIMEOUT=400
-test_server() {
-	ls /sys/class/infiniband/rxe0/ports/1/gids/
-	for i in 0 1 2 3; do echo "$i $(cat /sys/class/infiniband/rxe0/ports/1/gids/$i) $(cat /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/$i 2>&1)"; done
-	ibv_devinfo -v | head -40
-	time dd if=/dev/urandom of=/tmp/x bs=1M count=64
-	rm /tmp/x
-	ib_write_bw -d rxe0 -x 1 -F -D 5 --out_json --out_json_file=/results/srv-wbw.json > /results/srv-wbw.txt 2>&1 &
-	for i in $(seq 50); do ss -ltn | grep -q ':18515 ' && break; sleep 0.2; done
-	ss -ltn
-	signal wbw
-	wait
-	ib_write_bw -d rxe0 -R -F -D 5 > /results/srv-wbwR.txt 2>&1 &
-	sleep 2
-	signal wbwR
-	wait
-	ib_send_lat -d rxe0 -x 1 -F -n 1000 > /results/srv-lat.txt 2>&1 &
-	for i in $(seq 50); do ss -ltn | grep -q ':18515 ' && break; sleep 0.2; done
-	signal lat
-	wait
-	await client-done 300
+#
+# Benchmark body for tools/testing/bench.sh, two VMs only.  The host says
+# what this boot measures through BENCH_* lines in the env file, so that one
+# body serves every column of the table:
+#
+#   BENCH_MODE      nfs (fio on an NFSv4.2 mount) or perftest (bare rxe)
+#   BENCH_PROTO     rdma or tcp, for BENCH_MODE=nfs
+#   BENCH_RUNTIME   seconds each fio job measures, after BENCH_RAMP
+#   BENCH_RAMP      seconds each fio job runs before it starts measuring
+#   BENCH_FILE_MB   size of the file every fio job works on
+#   BENCH_PT_SECS   seconds each perftest bandwidth test runs
+#   BENCH_PT_BW_OPTS  extra options for ib_write_bw and ib_read_bw
+#                   (e.g. "-q 4 -s 262144" to try more QPs, larger messages)
+#
+# Without them (vmtest.sh bench 2vm intree intree) it runs the NFS-over-RDMA
+# column once, which is a quick way to try a change to this file.  Raw
+# outputs go to /results, which is results/bench/raw/<column>/<rep>/ on the
+# host.
+
+BENCH_MODE=${BENCH_MODE:-nfs}
+BENCH_PROTO=${BENCH_PROTO:-rdma}
+BENCH_RUNTIME=${BENCH_RUNTIME:-20}
+BENCH_RAMP=${BENCH_RAMP:-2}
+BENCH_FILE_MB=${BENCH_FILE_MB:-256}
+BENCH_PT_SECS=${BENCH_PT_SECS:-5}
+BENCH_PT_BW_OPTS=${BENCH_PT_BW_OPTS:-}
+
+# 300 s for the boots and the server's setup, and 30 s beyond each of the
+# four fio jobs' own time for fio's start-up under TCG.  The host uses the
+# same figure as its deadline.
+TIMEOUT=$((300 + 4 * (BENCH_RUNTIME + BENCH_RAMP + 30)))
+
+BENCH_FILE=bench.dat
+
+# name rw bs iodepth.  Depths keep a few RPCs in flight without letting one
+# job's queue outlast its runtime on a ~15 MB/s link.
+BENCH_JOBS="seq-write write 1M 8
+seq-read read 1M 8
+rand-read randread 4k 16
+rand-write randwrite 4k 16"
+
+# perftest programs: bandwidth in both RDMA directions (the server pulls
+# NFS WRITE payloads with RDMA Read and pushes READ payloads with RDMA
+# Write), and the latency of a small Send, which bounds an RPC's.
+BENCH_PERFTESTS="ib_write_bw ib_read_bw ib_send_lat"
+
+# perftest_gid ADDR: rxe0's GID index for ADDR as RoCE v2.  rxe puts the
+# IPv6 link-local GID first; the index of the IPv4-mapped one depends on
+# what the netdev had when rxe0 appeared, so look rather than hard-code it.
+perftest_gid() {
+	local gid f i
+	# shellcheck disable=SC2086
+	gid=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${1//./ })
+	while read -r f; do
+		i=${f##*/}
+		if [ "$(cat "/sys/class/infiniband/rxe0/ports/1/gid_attrs/types/$i")" = "RoCE v2" ]; then
+			echo "$i"
+			return 0
+		fi
+	# Not < <(...): the guest's /dev has no /dev/fd.
+	done <<<"$(grep -lx "$gid" /sys/class/infiniband/rxe0/ports/1/gids/*)"
+	# Our stdout is the caller's value: the reason goes to the log.
+	fail "no RoCE v2 GID for $1 on rxe0" >&2
 }
+
+# perftest_args NAME GID: the options both sides of NAME take.
+# -F: a guest has no cpufreq and perftest would otherwise refuse to run.
+# -u 17: an ack timeout of 0.5 s, what rdma_cm gives the kernel's RoCE
+# connections (packet lifetime 16, plus one).  perftest's own default,
+# 67 ms, is shorter than a busy TCG host's scheduling delays: rxe then
+# retransmits whole windows it did not need to and the "ceiling" collapses
+# far below what NFS gets through the same link.
+perftest_args() {
+	echo "-d rxe0 -x $2 -F -u 17"
+	case "$1" in
+	*_bw) echo "-D $BENCH_PT_SECS $BENCH_PT_BW_OPTS" ;;
+	# Enough round trips for a stable median at ~2 ms each under TCG.
+	*_lat) echo "-n 1000" ;;
+	esac
+}
+
+# perftest_client NAME GID: one program against the server's listener.
+perftest_client() {
+	# shellcheck disable=SC2046
+	"$1" $(perftest_args "$1" "$2") "$SERVER_ADDR" \
+		>"/results/perftest-$1.txt" 2>&1 ||
+		fail "$1 exited with $? (see perftest-$1.txt)"
+}
+
+perftest_server() {
+	local gid t pid i rc=0
+	gid=$(perftest_gid "$SERVER_ADDR") || { signal abort; return 1; }
+	for t in $BENCH_PERFTESTS; do
+		# shellcheck disable=SC2046
+		"$t" $(perftest_args "$t" "$gid") \
+			>"/results/server-perftest-$t.txt" 2>&1 &
+		pid=$!
+		# The client gives up at once if nobody listens yet: wait for
+		# the out-of-band TCP port before telling it to go.
+		for ((i = 0; i < 100; i++)); do
+			ss -Hltn 'sport = :18515' | grep -q . && break
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.2
+		done
+		signal "pt-$t-ready"
+		await "pt-$t-done" 300 || rc=1
+		# A listener whose client failed would wait for ever.
+		for ((i = 0; i < 50; i++)); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.2
+		done
+		kill "$pid" 2>/dev/null
+		wait "$pid" || { fail "server $t exited with $?"; rc=1; }
+	done
+	return $rc
+}
+
+perftest_clients() {
+	local gid t rc=0
+	gid=$(perftest_gid "$CLIENT_ADDR") || return 1
+	for t in $BENCH_PERFTESTS; do
+		await "pt-$t-ready" 300 || return 1
+		subtest "$t" perftest_client "$t" "$gid" || rc=1
+		signal "pt-$t-done"
+	done
+	return $rc
+}
+
+# bench_layout: write the test file on the server's tmpfs directly, so no
+# boot spends minutes laying it out over a ~15 MB/s link.  Random bytes,
+# not zeros, in case a transport or server ever treats zeros specially.
+bench_layout() {
+	dd if=/dev/urandom of="$EXPORT_DIR/$BENCH_FILE" bs=1M \
+		count="$BENCH_FILE_MB" status=none || fail "layout of $BENCH_FILE failed"
+}
+
+# bench_mount: NFSv4.2 over the transport of this column, checked in
+# /proc/mounts like nfs_mount checks RDMA.
+bench_mount() {
+	local line
+	if [ "$BENCH_PROTO" = rdma ]; then
+		if ! nfs_mount 4.2; then
+			mountpoint -q "$MNT" && nfs_umount
+			return 1
+		fi
+	else
+		mount -t nfs -o vers=4.2,proto=tcp,port=2049 "$SERVER_ADDR:/" "$MNT" ||
+			fail "mount vers=4.2 over tcp failed" || return 1
+		line=$(awk -v m="$MNT" '$2 == m' /proc/mounts)
+		log "mounted: $line"
+		# /proc/mounts leaves out port= when it is the default 2049.
+		if [[ $line != *" nfs4 "*vers=4.2,*proto=tcp,* ]] ||
+			{ [[ $line == *,port=* ]] && [[ $line != *,port=2049,* ]]; }; then
+			# Unmount before the server goes away, or the
+			# teardown's unmount waits out the RPC timeouts.
+			nfs_umount
+			fail "mount of $MNT is not NFSv4.2 on tcp port 2049: $line"
+			return 1
+		fi
+	fi
+	awk -v m="$MNT" '$2 == m' /proc/mounts >/results/mount.txt
+}
+
+# run_fio NAME RW BS IODEPTH: one job on the file the server laid out.
+# O_DIRECT keeps the client's page cache out of the numbers; the file
+# already has its full size, so fio writes over it rather than extending it.
+run_fio() {
+	fio --name="$1" --filename="$MNT/$BENCH_FILE" --size="${BENCH_FILE_MB}M" \
+		--rw="$2" --bs="$3" --iodepth="$4" --ioengine=libaio --direct=1 \
+		--fallocate=none --time_based --runtime="$BENCH_RUNTIME" \
+		--ramp_time="$BENCH_RAMP" --output-format=json \
+		--output="/results/fio-$1.json" || fail "fio $1 exited with $?"
+}
+
+fio_clients() {
+	local rc=0 name rw bs qd
+	nfs_client_prepare || return 1
+	bench_mount || return 1
+	while read -r name rw bs qd; do
+		subtest "fio-$name" run_fio "$name" "$rw" "$bs" "$qd" || rc=1
+	done <<<"$BENCH_JOBS"
+	nfs_umount || rc=1
+	return $rc
+}
+
+# rxe_counters ROLE: rxe's port counters after the run, to tell a slow number
+# caused by retransmissions (completer_retry_err, duplicate_request) from
+# one caused by the host being busy.
+rxe_counters() {
+	grep -H . /sys/class/infiniband/rxe0/ports/1/hw_counters/* |
+		sed 's|.*/||' >"/results/rxe-counters.$1.txt"
+}
+
+test_single() {
+	fail "bench needs the 2vm topology"
+}
+
+test_server() {
+	local rc=0
+	case "$BENCH_MODE" in
+	perftest)
+		perftest_server || rc=1
+		;;
+	nfs)
+		nfs_server_start || { signal abort; return 1; }
+		bench_layout || { signal abort; nfs_server_stop; return 1; }
+		signal server-ready
+		await client-done "$TIMEOUT" || rc=1
+		nfs_server_stop || rc=1
+		;;
+	*)
+		signal abort
+		fail "unknown BENCH_MODE '$BENCH_MODE'"
+		;;
+	esac
+	rxe_counters server
+	return $rc
+}
+
 test_client() {
-	await wbw 120 || return 1
-	time ib_write_bw -d rxe0 -x 1 -F -D 5 --out_json --out_json_file=/results/cli-wbw.json 192.0.2.1 > /results/cli-wbw.txt 2>&1
-	await wbwR 120 || return 1
-	time ib_write_bw -d rxe0 -R -F -D 5 192.0.2.1 > /results/cli-wbwR.txt 2>&1
-	await lat 120 || return 1
-	time ib_send_lat -d rxe0 -x 1 -F -n 1000 192.0.2.1 > /results/cli-lat.txt 2>&1
-	signal client-done
+	local rc=0
+	case "$BENCH_MODE" in
+	perftest)
+		perftest_clients || rc=1
+		;;
+	nfs)
+		await server-ready 300 || return 1
+		fio_clients || rc=1
+		# Whatever happened here, the server must not wait out its
+		# timeout for us.
+		signal client-done
+		;;
+	*)
+		fail "unknown BENCH_MODE '$BENCH_MODE'"
+		;;
+	esac
+	rxe_counters client
+	return $rc
 }

@@ -1,0 +1,187 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench.sh: 'make bench'.  Boots the two-VM topology once per column and
+# repetition, runs tests/bench.sh in it (fio on an NFSv4.2 mount, or
+# perftest on the bare rxe link), keeps every raw output under
+# results/bench/raw/<column>/<rep>/ and hands them to bench_report.py for
+# results/bench/bench.md and bench.png.  Documentation/benchmarks.rst says
+# what the numbers mean.
+#
+# Environment: BENCH_REPS (3), BENCH_RUNTIME (20 s per fio job),
+# BENCH_OURS=1 adds the rdma-ours column, BENCH_COLUMNS="tcp rxe" runs a
+# subset, BENCH_FILE_MB (256) and BENCH_PT_SECS (5) size the work,
+# BENCH_PT_BW_OPTS adds options to the perftest bandwidth tests.
+#
+# Any guest that fails, splats or times out stops the run with a non-zero
+# status and no report: a number from a broken kernel is worse than none.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tools/testing/lib/vm.sh
+. "$here/lib/vm.sh"
+
+RESULTS=${RESULTS:-$VM_TOP/results}
+BENCH=$RESULTS/bench
+REPS=${BENCH_REPS:-3}
+RUNTIME=${BENCH_RUNTIME:-20}
+FILE_MB=${BENCH_FILE_MB:-256}
+PT_SECS=${BENCH_PT_SECS:-5}
+PT_BW_OPTS=${BENCH_PT_BW_OPTS:-}
+
+# The configurations, one column of the report each:
+# name  mode  proto  client-transport  server-transport
+# A new column is one more line here and, if it needs a new kind of boot,
+# one more BENCH_MODE in tests/bench.sh.
+columns() {
+	cat <<-EOT
+		rxe          perftest  -     intree  intree
+		rdma-intree  nfs       rdma  intree  intree
+		tcp          nfs       tcp   intree  intree
+	EOT
+	# Opt-in: it stages a 'make install' of the working tree and adds
+	# a third to the run time.
+	if [ "${BENCH_OURS:-0}" = 1 ]; then
+		echo "rdma-ours    nfs       rdma  ours    ours"
+	fi
+}
+
+selected() {
+	[ -z "${BENCH_COLUMNS:-}" ] && return 0
+	case " $BENCH_COLUMNS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
+die() {
+	echo "bench: $*" >&2
+	exit 1
+}
+
+# Our guests only, by the PIDs vm_start recorded, if we are interrupted.
+current=
+stop_guests() {
+	local f
+	[ -n "$current" ] || return 0
+	for f in "$current"/*.pid; do
+		[ -e "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null
+	done
+}
+trap 'stop_guests; exit 130' INT TERM
+
+# run_pair COLUMN MODE PROTO CLIENT SERVER REP: one boot of the VM pair.
+run_pair() {
+	local col=$1 mode=$2 proto=$3 client=$4 server=$5 rep=$6
+	local rundir=$BENCH/raw/$col/$rep timeout deadline why t0 name
+
+	rm -rf "$rundir"
+	mkdir -p "$rundir"
+	current=$rundir
+	cat >"$rundir/env" <<-EOT
+		TEST=bench
+		TOPOLOGY=2vm
+		REPO=$VM_TOP
+		KVER=$VM_KVER
+		CLIENT_TRANSPORT=$client
+		SERVER_TRANSPORT=$server
+		BENCH_COLUMN=$col
+		BENCH_REP=$rep
+		BENCH_MODE=$mode
+		BENCH_PROTO=$proto
+		BENCH_RUNTIME=$RUNTIME
+		BENCH_FILE_MB=$FILE_MB
+		BENCH_PT_SECS=$PT_SECS
+		BENCH_PT_BW_OPTS="$PT_BW_OPTS"
+	EOT
+	# The body's own TIMEOUT, worked out from the same variables it sees.
+	timeout=$(
+		BENCH_RUNTIME=$RUNTIME
+		# shellcheck source=tools/testing/tests/bench.sh
+		. "$here/tests/bench.sh"
+		echo "$TIMEOUT"
+	)
+	t0=$(date +%s)
+	deadline=$((t0 + timeout))
+	# The test harness's own two-VM topology: a bench guest is a test guest.
+	vm_start_pair "$rundir" "$deadline"
+	vm_wait "$rundir" "$deadline" server client
+	current=
+
+	why=$(vm_verdicts "$rundir" server client)
+	if grep -q '^not ok' "$rundir/subtests" 2>/dev/null; then
+		why=$(printf '%s\n%s' "$why" "$(grep '^not ok' "$rundir/subtests")" | sed '/^$/d')
+	fi
+	if [ -n "$why" ]; then
+		{
+			echo "bench: FAILED: $col rep $rep; no report was written."
+			printf '%s\n' "$why" | sed 's/^/bench:   /'
+			echo "bench: logs: $rundir"
+		} >&2
+		exit 1
+	fi
+	# bench_report.py reads only repetitions that carry this mark.
+	echo "$(($(date +%s) - t0))" >"$rundir/PASS"
+	echo "bench: $col rep $rep done in $(cat "$rundir/PASS") s"
+}
+
+case "$REPS" in '' | *[!0-9]* | 0) die "BENCH_REPS must be a positive integer" ;; esac
+case "$RUNTIME" in '' | *[!0-9]* | 0) die "BENCH_RUNTIME must be a positive integer" ;; esac
+# Every boot's export is a 600 MiB tmpfs (guest/lib.sh).
+case "$FILE_MB" in '' | *[!0-9]* | 0) die "BENCH_FILE_MB must be a positive integer" ;; esac
+[ "$FILE_MB" -le 512 ] || die "BENCH_FILE_MB must fit the server's 600 MiB tmpfs export"
+
+# Read once, up front: QEMU must not inherit a loop's stdin.
+plan=()
+cols=
+ours=0
+while read -r col mode proto client server; do
+	selected "$col" || continue
+	plan+=("$col $mode $proto $client $server")
+	cols+="${cols:+ }$col"
+	if [ "$client" = ours ] || [ "$server" = ours ]; then
+		ours=1
+	fi
+done < <(columns)
+[ -n "$cols" ] || die "BENCH_COLUMNS selects no column"
+
+vm_initramfs || die "cannot build the guest initramfs"
+# Packet capture costs the emulated link CPU time it would then not spend
+# on the measured traffic.
+unset VM_CAPTURE
+# Numbers are only comparable within one run: never mix runs in raw/.
+rm -rf "$BENCH/raw" "$BENCH/bench.md" "$BENCH/bench.png" "$BENCH/plot"
+mkdir -p "$BENCH/raw"
+if [ "$ours" = 1 ]; then
+	# Once for the whole run: every rdma-ours boot measures the same build.
+	vm_stage_ours >"$BENCH/raw/stage-ours.log" 2>&1 ||
+		die "'make install' into the guest image failed; see $BENCH/raw/stage-ours.log"
+fi
+start=$(date +%s)
+cat >"$BENCH/raw/meta" <<-EOT
+	date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+	kernel=$VM_KVER
+	commit=$(git -C "$VM_TOP" describe --always --dirty 2>/dev/null || echo unknown)
+	reps=$REPS
+	runtime=$RUNTIME
+	file_mb=$FILE_MB
+	pt_secs=$PT_SECS
+	pt_bw_opts=$PT_BW_OPTS
+	columns=$cols
+	host_cpus=$(nproc)
+	host_load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+EOT
+
+echo "bench: columns: $cols; $REPS repetition(s), fio ${RUNTIME} s per job"
+# Repetitions outermost: another job on the machine then slows every column
+# a little rather than one column a lot.
+for ((rep = 1; rep <= REPS; rep++)); do
+	for p in "${plan[@]}"; do
+		# shellcheck disable=SC2086
+		run_pair $p "$rep"
+	done
+done
+
+{
+	echo "host_load_end=$(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "wall_s=$(($(date +%s) - start))"
+} >>"$BENCH/raw/meta"
+echo "bench: all boots done in $(($(date +%s) - start)) s"
+python3 "$here/bench_report.py" "$BENCH" || die "bench_report.py failed"
