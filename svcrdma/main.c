@@ -45,6 +45,8 @@ static int __init svcrdma_init(void)
 	ret = svc_reg_xprt_class(&svcrdma_class);
 	if (ret == -EEXIST) {
 		pr_err("svcrdma: transport class \"rdma\" is already registered, most likely by the in-tree rpcrdma module; unload it first (modprobe -r rpcrdma)\n");
+		/* modprobe takes EEXIST for "already loaded" and says nothing. */
+		ret = -EBUSY;
 		goto unregister_devices;
 	}
 	if (ret)

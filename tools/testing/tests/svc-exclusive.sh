@@ -11,10 +11,13 @@ exclusive() {
 	modprobe -C /dev/null rpcrdma || return 1
 	[ -d /sys/module/rpcrdma ] || { fail "in-tree rpcrdma did not load"; return 1; }
 	modprobe nfsrdma_wire || return 1
-	if insmod "$(modinfo -n svcrdma)" 2>/dev/null; then
-		fail "svcrdma loaded next to rpcrdma"
+	# modprobe, as an admin would: it must report the failure, which it
+	# does not for EEXIST ("already loaded").
+	if modprobe svcrdma 2>/dev/null; then
+		fail "modprobe svcrdma succeeded next to rpcrdma"
 		return 1
 	fi
+	[ -d /sys/module/svcrdma ] && { fail "svcrdma loaded next to rpcrdma"; return 1; }
 	[ "$(dmesg | grep -c 'svcrdma: .*modprobe -r rpcrdma')" = 1 ] ||
 		{ fail "not exactly one hint to unload rpcrdma in the kernel log"; return 1; }
 	rmmod rpcrdma || return 1
