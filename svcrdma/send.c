@@ -573,6 +573,16 @@ int svcrdma_sendto(struct svc_rqst *rqstp)
 			}
 		}
 		svcrdma_send_put(xp, sc);
+		/*
+		 * The client waits for this reply, and NFSv4 does not
+		 * retransmit on a live connection: dropping it silently
+		 * would hang the mount.  A new connection makes the client
+		 * retransmit.
+		 */
+		pr_warn_ratelimited("svcrdma: cannot build the reply to %s (xid 0x%08x, %d); closing the connection\n",
+				    xprt->xpt_remotebuf, be32_to_cpu(rc->hdr.xid),
+				    len);
+		svc_xprt_deferred_close(xprt);
 		return -ENOTCONN;
 	}
 
