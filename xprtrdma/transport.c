@@ -222,6 +222,18 @@ static void xprtrdma_inject_disconnect(struct rpc_xprt *xprt)
 	xprt_force_disconnect(xprt);
 }
 
+/*
+ * A request timed out with no reply (called from the RPC task, in process
+ * context).  Its chunks are still registered and the server may still be
+ * moving data through them; retransmitting on this connection would race
+ * that and spend a receive the server never granted.  Start over on a new
+ * connection, where the retransmission gets fresh registrations.
+ */
+static void xprtrdma_timer(struct rpc_xprt *xprt, struct rpc_task *task)
+{
+	xprt_force_disconnect(xprt);
+}
+
 static const struct rpc_xprt_ops xprtrdma_ops = {
 	.reserve_xprt		= xprt_reserve_xprt_cong,
 	.release_xprt		= xprt_release_xprt_cong,
@@ -234,6 +246,7 @@ static const struct rpc_xprt_ops xprtrdma_ops = {
 	.buf_free		= xprtrdma_buf_free,
 	.send_request		= xprtrdma_send_request,
 	.wait_for_reply_request	= xprt_wait_for_reply_request_def,
+	.timer			= xprtrdma_timer,
 	.close			= xprtrdma_close,
 	.destroy		= xprtrdma_destroy,
 	.set_connect_timeout	= xprtrdma_set_connect_timeout,
