@@ -333,7 +333,13 @@ static int svcrdma_conn_setup(struct svcrdma_xprt *xp)
 	mutex_unlock(&svcrdma_conns_lock);
 
 	xp->credits = min_t(u32, svcrdma_credits, max_wr / 2);
-	xp->nr_recvs = min_t(u32, 2 * xp->credits, max_wr);
+	/*
+	 * One receive and one send slot (and their CQ entries) stay out of
+	 * our budget: ib_drain_qp() posts a marker into each queue at
+	 * teardown, and a full queue would make the drain give up while
+	 * flushed contexts are still on their way to our done handlers.
+	 */
+	xp->nr_recvs = min_t(u32, 2 * xp->credits, max_wr - 1);
 	xp->recv_size = svcrdma_max_inline;
 	xp->inline_send = min_t(u32, svcrdma_max_inline, xp->peer.recv_size);
 	xp->snd_w_inv = xp->peer.remote_inv &&
@@ -346,8 +352,8 @@ static int svcrdma_conn_setup(struct svcrdma_xprt *xp)
 	 * chains of large I/O; rdma_rw adds its own per-context overhead
 	 * on top of max_send_wr and clamps to the device.
 	 */
-	sq_depth = min_t(u32, 4 * xp->credits, max_wr);
-	scq_depth = min_t(u32, 7 * xp->credits + 2,
+	sq_depth = min_t(u32, 4 * xp->credits, max_wr - 1);
+	scq_depth = min_t(u32, 7 * xp->credits + 3,
 			  (u32)dev->attrs.max_cqe);
 
 	xp->pd = ib_alloc_pd(dev, 0);
@@ -356,7 +362,7 @@ static int svcrdma_conn_setup(struct svcrdma_xprt *xp)
 		xp->pd = NULL;
 		return ret;
 	}
-	xp->rcq = ib_alloc_cq_any(dev, xp, xp->nr_recvs, IB_POLL_WORKQUEUE);
+	xp->rcq = ib_alloc_cq_any(dev, xp, xp->nr_recvs + 1, IB_POLL_WORKQUEUE);
 	if (IS_ERR(xp->rcq)) {
 		ret = PTR_ERR(xp->rcq);
 		xp->rcq = NULL;
@@ -373,8 +379,8 @@ static int svcrdma_conn_setup(struct svcrdma_xprt *xp)
 	qpa.qp_context = xp;
 	qpa.send_cq = xp->scq;
 	qpa.recv_cq = xp->rcq;
-	qpa.cap.max_send_wr = sq_depth;
-	qpa.cap.max_recv_wr = xp->nr_recvs;
+	qpa.cap.max_send_wr = sq_depth + 1;
+	qpa.cap.max_recv_wr = xp->nr_recvs + 1;
 	qpa.cap.max_send_sge = min_t(u32, dev->attrs.max_send_sge, 16);
 	qpa.cap.max_recv_sge = 1;
 	qpa.cap.max_rdma_ctxs = xp->credits;
@@ -385,7 +391,7 @@ static int svcrdma_conn_setup(struct svcrdma_xprt *xp)
 	if (ret)
 		return ret;
 	xp->qp = id->qp;
-	xp->sq_depth = min_t(u32, qpa.cap.max_send_wr, xp->scq->cqe);
+	xp->sq_depth = min_t(u32, qpa.cap.max_send_wr, xp->scq->cqe) - 1;
 	atomic_set(&xp->sq_avail, xp->sq_depth);
 
 	ret = svcrdma_sends_create(xp);
