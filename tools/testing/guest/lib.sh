@@ -316,6 +316,12 @@ file_suite() {
 	nfs_umount
 }
 
+# rdma_connections: established RDMA connections of this VM (rdma_cm ids
+# in the connected state; listeners are not counted).
+rdma_connections() {
+	rdma resource show cm_id 2>/dev/null | grep -c 'state CONNECT'
+}
+
 # unload_transports: every RPC-over-RDMA module must come out with a zero
 # reference count; anything else is a leak the test reports.
 unload_transports() {

@@ -9,27 +9,23 @@ TIMEOUT=900
 RESPAWN=1
 DEAD_PEER_SECONDS=${DEAD_PEER_SECONDS:-300}
 
-# Connected rdma_cm ids on the server, listeners excluded.
-server_conns() {
-	rdma resource show cm_id 2>/dev/null | grep -c 'state CONNECT'
-}
 
 killed_server() {
 	local base i rc=0
-	base=$(server_conns)
+	base=$(rdma_connections)
 	log "connected cm_ids before any client: $base"
 	signal server-ready
 	await client-killed 600 || return 1
-	log "client killed; connected cm_ids: $(server_conns)"
+	log "client killed; connected cm_ids: $(rdma_connections)"
 	rdma resource show cm_id
 	await client2-done 600 || rc=1
 	for ((i = 0; i < DEAD_PEER_SECONDS; i++)); do
-		[ "$(server_conns)" -le "$base" ] && break
+		[ "$(rdma_connections)" -le "$base" ] && break
 		sleep 1
 	done
-	log "after ${i} s: connected cm_ids $(server_conns), base $base"
+	log "after ${i} s: connected cm_ids $(rdma_connections), base $base"
 	rdma resource show cm_id
-	[ "$(server_conns)" -le "$base" ] ||
+	[ "$(rdma_connections)" -le "$base" ] ||
 		fail "the dead client's connection is still held after $DEAD_PEER_SECONDS s" || rc=1
 	return $rc
 }

@@ -10,21 +10,18 @@ TIMEOUT=600
 RESPAWN=1
 DEAD_PEER_SECONDS=${DEAD_PEER_SECONDS:-120}
 
-server_conns() {
-	rdma resource show cm_id 2>/dev/null | grep -c 'state CONNECT'
-}
 
 idle_dead_freed() {
 	local i
 	await client-killed 300 || return 1
-	log "idle client killed; connected cm_ids: $(server_conns)"
+	log "idle client killed; connected cm_ids: $(rdma_connections)"
 	await client2-done 300 || return 1
 	for ((i = 0; i < DEAD_PEER_SECONDS; i++)); do
-		[ "$(server_conns)" -eq 0 ] && break
+		[ "$(rdma_connections)" -eq 0 ] && break
 		sleep 1
 	done
-	log "after ${i} s more: connected cm_ids $(server_conns)"
-	[ "$(server_conns)" -eq 0 ] ||
+	log "after ${i} s more: connected cm_ids $(rdma_connections)"
+	[ "$(rdma_connections)" -eq 0 ] ||
 		fail "the dead client's connection is still held after $DEAD_PEER_SECONDS s"
 }
 
