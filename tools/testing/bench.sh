@@ -9,7 +9,8 @@
 # what the numbers mean.
 #
 # Environment: BENCH_REPS (3), BENCH_RUNTIME (20 s per fio job),
-# BENCH_OURS=1 adds the rdma-ours column, BENCH_COLUMNS="tcp rxe" runs a
+# BENCH_OURS=0 drops the rdma-ours-client, rdma-ours-server and
+# rdma-ours columns, BENCH_COLUMNS="tcp rxe" runs a
 # subset, BENCH_FILE_MB (256) and BENCH_PT_SECS (5) size the work,
 # BENCH_PT_BW_OPTS adds options to the perftest bandwidth tests.
 #
@@ -38,10 +39,13 @@ columns() {
 		rdma-intree  nfs       rdma  intree  intree
 		tcp          nfs       tcp   intree  intree
 	EOT
-	# Opt-in: it stages a 'make install' of the working tree and adds
-	# a third to the run time.
-	if [ "${BENCH_OURS:-0}" = 1 ]; then
-		echo "rdma-ours    nfs       rdma  ours    ours"
+	# They stage a 'make install' of the working tree.  One
+	# column per direction, so a gain or loss is pinned on the client
+	# (xprtrdma) or the server (svcrdma), and one with ours at both ends.
+	if [ "${BENCH_OURS:-1}" = 1 ]; then
+		echo "rdma-ours-client  nfs  rdma  ours    intree"
+		echo "rdma-ours-server  nfs  rdma  intree  ours"
+		echo "rdma-ours         nfs  rdma  ours    ours"
 	fi
 }
 

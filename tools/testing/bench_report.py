@@ -36,8 +36,11 @@ PERFTESTS = [
 
 # Known columns first, in this order; any other column a future bench.sh
 # adds is reported after them without a change here.
-COLUMN_ORDER = ["rdma-intree", "rdma-ours", "tcp", "rxe"]
-RATIOS = [("ours/intree", "rdma-ours", "rdma-intree"),
+COLUMN_ORDER = ["rdma-intree", "rdma-ours-client", "rdma-ours-server",
+                "rdma-ours", "tcp", "rxe"]
+RATIOS = [("client ours/intree", "rdma-ours-client", "rdma-intree"),
+          ("server ours/intree", "rdma-ours-server", "rdma-intree"),
+          ("both ours/intree", "rdma-ours", "rdma-intree"),
           ("tcp/intree", "tcp", "rdma-intree")]
 
 
