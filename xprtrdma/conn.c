@@ -19,6 +19,7 @@
 #include <linux/sunrpc/xprt.h>
 
 #include "xprtrdma.h"
+#include "trace.h"
 
 /* Every live connection, for the device-removal client. */
 static LIST_HEAD(xprtrdma_eps);
@@ -78,6 +79,9 @@ static int xprtrdma_cm_handler(struct rdma_cm_id *id,
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 		if (ep->established) {
 			ep->established = false;
+			trace_xprtrdma_disconnect(ep->xp,
+						  rdma_event_msg(event->event),
+						  event->status);
 			xprt_force_disconnect(&ep->xp->xprt);
 		} else {
 			xprtrdma_cm_step_done(ep, -ENOTCONN);
@@ -445,6 +449,8 @@ void xprtrdma_ep_destroy(struct xprtrdma_xprt *xp)
 	if (!ep)
 		return;
 	xp->ep = NULL;
+	trace_xprtrdma_disconnect(xp, ep->established ? "local close" :
+				  "teardown after disconnect", 0);
 	xprtrdma_ep_free(ep);
 }
 
@@ -469,6 +475,7 @@ void xprtrdma_connect_worker(struct work_struct *work)
 	xprtrdma_ep_destroy(xp);
 
 	status = xprtrdma_ep_create(xp);
+	trace_xprtrdma_connect(xp, status);
 	if (!status) {
 		spin_lock(&xprt->transport_lock);
 		/* Until the server says otherwise, one credit (RFC 8166). */

@@ -16,12 +16,14 @@
 #include <linux/sunrpc/xdr.h>
 
 #include "xprtrdma.h"
+#include "trace.h"
 
 static void xprtrdma_mr_wc_error(struct xprtrdma_mr *mr, struct ib_wc *wc,
 				 const char *what)
 {
 	struct xprtrdma_xprt *xp = mr->ep->xp;
 
+	trace_xprtrdma_wc_error(xp, what, wc);
 	if (wc->status != IB_WC_WR_FLUSH_ERR)
 		pr_warn_ratelimited("xprtrdma: %s for %s failed: %s (%u)\n",
 				    what,
@@ -38,7 +40,7 @@ static void xprtrdma_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 		container_of(wc->wr_cqe, struct xprtrdma_mr, reg_cqe);
 
 	if (wc->status != IB_WC_SUCCESS)
-		xprtrdma_mr_wc_error(mr, wc, "memory registration");
+		xprtrdma_mr_wc_error(mr, wc, "REG_MR");
 }
 
 static void xprtrdma_inv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -47,7 +49,7 @@ static void xprtrdma_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 		container_of(wc->wr_cqe, struct xprtrdma_mr, inv_cqe);
 
 	if (wc->status != IB_WC_SUCCESS)
-		xprtrdma_mr_wc_error(mr, wc, "invalidation");
+		xprtrdma_mr_wc_error(mr, wc, "LOCAL_INV");
 	/*
 	 * The chain is ordered and only its last WR is signaled, so this
 	 * completion (even a flush) means every LOCAL_INV before it is done.
@@ -100,7 +102,7 @@ int xprtrdma_mr_pool_create(struct xprtrdma_ep *ep, unsigned int count)
 		list_add_tail(&mr->list, &ep->mr_free);
 		ep->nr_mrs++;
 	}
-	ep->xp->stats.mrs_allocated += count;
+	atomic_long_add(count, &ep->xp->stats.mrs_allocated);
 	return 0;
 
 out_destroy:
@@ -152,6 +154,7 @@ static void xprtrdma_mr_put(struct xprtrdma_mr *mr)
 	spin_lock(&ep->mr_lock);
 	list_add(&mr->list, &ep->mr_free);
 	spin_unlock(&ep->mr_lock);
+	atomic_long_inc(&ep->xp->stats.mrs_recycled);
 }
 
 /*
@@ -341,7 +344,7 @@ void xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey)
 		ep = mr->ep;
 		if (remote && mr->mr->rkey == remote_rkey) {
 			mr->invalidated = true;
-			xp->stats.remote_invs++;
+			atomic_long_inc(&xp->stats.remote_invs);
 			continue;
 		}
 		memset(&mr->inv_wr, 0, sizeof(mr->inv_wr));
@@ -355,7 +358,7 @@ void xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey)
 			first = &mr->inv_wr;
 		last = &mr->inv_wr;
 		tail = mr;
-		xp->stats.local_invs++;
+		atomic_long_inc(&xp->stats.local_invs);
 	}
 
 	if (tail && ep && !READ_ONCE(ep->draining)) {

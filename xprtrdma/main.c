@@ -14,6 +14,9 @@
 
 #include "xprtrdma.h"
 
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 unsigned int xprtrdma_max_slots = XPRTRDMA_MAX_CREDITS;
 
 static int xprtrdma_set_slots(const char *val, const struct kernel_param *kp)

@@ -29,6 +29,7 @@
 #include <linux/sunrpc/xprt.h>
 
 #include "xprtrdma.h"
+#include "trace.h"
 
 /*
  * Some upper layers (e.g. GETACL) leave the receive page array sparse and
@@ -89,7 +90,6 @@ static int xprtrdma_marshal_reply(struct xprtrdma_req *req,
 				  struct ib_send_wr **last)
 {
 	struct xdr_buf *rcv = &req->rqst.rq_rcv_buf;
-	struct xprtrdma_stats *st = &req->xp->stats;
 	u32 total = rcv->head[0].iov_len + rcv->page_len + rcv->tail[0].iov_len;
 	u32 reply_room;
 	int n;
@@ -111,7 +111,6 @@ static int xprtrdma_marshal_reply(struct xprtrdma_req *req,
 		hdr->write[0].nr_segs = n;
 		hdr->nr_write = 1;
 		req->write_offered = rcv->page_len;
-		st->write_chunks++;
 		return 0;
 	}
 
@@ -126,7 +125,6 @@ static int xprtrdma_marshal_reply(struct xprtrdma_req *req,
 	hdr->reply.nr_segs = n;
 	hdr->has_reply = true;
 	req->reply_offered = total;
-	st->reply_chunks++;
 	return 0;
 }
 
@@ -154,18 +152,32 @@ static u32 xprtrdma_pool_used(const struct nfsrdma_wire_hdr *hdr)
 	return used;
 }
 
+/**
+ * struct xprtrdma_marshal_info - what xprtrdma_marshal() decided, for the
+ *	counters and the trace event, which are only updated once the call
+ *	is really posted
+ * @inline_len: RPC message bytes carried inline
+ * @pullup: page data bytes copied into the send buffer
+ * @read_bytes: bytes offered in the Read chunk
+ */
+struct xprtrdma_marshal_info {
+	u32 inline_len;
+	u32 pullup;
+	u32 read_bytes;
+};
+
 /*
  * Build the transport header and inline part in req->sc.buf, and the
  * REG_MR chain for all chunks.  Returns the bytes to send or an errno.
  */
 static int xprtrdma_marshal(struct xprtrdma_req *req, struct xprtrdma_ep *ep,
-			    struct ib_send_wr **first, struct ib_send_wr **last)
+			    struct ib_send_wr **first, struct ib_send_wr **last,
+			    struct xprtrdma_marshal_info *info)
 {
 	struct xprtrdma_xprt *xp = req->xp;
 	struct nfsrdma_wire_hdr *hdr = xp->hdr;
 	struct rpc_rqst *rqst = &req->rqst;
 	struct xdr_buf *snd = &rqst->rq_snd_buf;
-	struct xprtrdma_stats *st = &xp->stats;
 	u32 head_len = snd->head[0].iov_len;
 	u32 tail_skip = 0, tail_len, inline_len, pool;
 	int hlen, n, ret;
@@ -183,6 +195,7 @@ static int xprtrdma_marshal(struct xprtrdma_req *req, struct xprtrdma_ep *ep,
 	hdr->has_reply = false;
 	req->write_offered = 0;
 	req->reply_offered = 0;
+	memset(info, 0, sizeof(*info));
 
 	ret = xprtrdma_marshal_reply(req, hdr, first, last);
 	if (ret)
@@ -195,8 +208,7 @@ static int xprtrdma_marshal(struct xprtrdma_req *req, struct xprtrdma_ep *ep,
 		return hlen;
 	if (hlen + snd->len <= ep->max_send) {
 		inline_len = snd->len;
-		st->inline_calls++;
-		st->pullup_bytes += snd->page_len;
+		info->pullup = snd->page_len;
 		goto encode_msg;
 	}
 
@@ -216,8 +228,7 @@ static int xprtrdma_marshal(struct xprtrdma_req *req, struct xprtrdma_ep *ep,
 		xprtrdma_set_read_list(hdr, pool, n, head_len);
 		hlen = nfsrdma_wire_hdr_size(hdr);
 		if (hlen >= 0 && hlen + inline_len <= ep->max_send) {
-			st->read_chunks++;
-			st->rdma_bytes_out += snd->page_len;
+			info->read_bytes = snd->page_len;
 			goto encode_msg;
 		}
 		/*
@@ -238,15 +249,14 @@ static int xprtrdma_marshal(struct xprtrdma_req *req, struct xprtrdma_ep *ep,
 	hlen = nfsrdma_wire_encode(req->sc.buf, ep->max_send, hdr);
 	if (hlen < 0)
 		return hlen;
-	st->nomsg_calls++;
-	st->read_chunks++;
-	st->rdma_bytes_out += snd->len;
+	info->read_bytes = snd->len;
 	return hlen;
 
 encode_msg:
 	hlen = nfsrdma_wire_encode(req->sc.buf, ep->max_send, hdr);
 	if (hlen < 0)
 		return hlen;
+	info->inline_len = inline_len;
 	xprtrdma_copy_xdr(req->sc.buf + hlen, snd, tail_skip, !hdr->nr_read);
 	return hlen + inline_len;
 }
@@ -258,6 +268,7 @@ static void xprtrdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rpc_xprt *xprt = &sc->xp->xprt;
 
 	if (wc->status != IB_WC_SUCCESS) {
+		trace_xprtrdma_wc_error(sc->xp, "SEND", wc);
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			pr_warn_ratelimited("xprtrdma: send to %s failed: %s (%u)\n",
 					    xprt->address_strings[RPC_DISPLAY_ADDR],
@@ -342,12 +353,39 @@ int xprtrdma_sendctx_post(struct xprtrdma_sendctx *sc, struct xprtrdma_ep *ep,
 	return ret;
 }
 
+/*
+ * Count a call that is on the wire and trace its chunk decisions.  Runs
+ * under XPRT_LOCKED, so xp->hdr still describes this call.
+ */
+static void xprtrdma_account_call(struct xprtrdma_req *req,
+				  const struct xprtrdma_marshal_info *info)
+{
+	struct xprtrdma_xprt *xp = req->xp;
+	const struct nfsrdma_wire_hdr *hdr = xp->hdr;
+	struct xprtrdma_stats *st = &xp->stats;
+	u32 wsegs = hdr->nr_write ? hdr->write[0].nr_segs : 0;
+	u32 rsegs = hdr->has_reply ? hdr->reply.nr_segs : 0;
+
+	if (hdr->proc == NFSRDMA_WIRE_PROC_NOMSG)
+		atomic_long_inc(&st->nomsg_calls);
+	else if (!hdr->nr_read)
+		atomic_long_inc(&st->inline_calls);
+	atomic_long_add(hdr->nr_read, &st->read_segs);
+	atomic_long_add(wsegs, &st->write_segs);
+	atomic_long_add(rsegs, &st->reply_segs);
+	atomic_long_add((long)info->read_bytes + req->write_offered +
+			req->reply_offered, &st->registered_bytes);
+	atomic_long_add(info->pullup, &st->pullup_bytes);
+	trace_xprtrdma_marshal(req, hdr, info->inline_len, info->read_bytes);
+}
+
 /* Marshal and post one call; the caller holds @req->mr_mutex. */
 static int xprtrdma_post_call(struct xprtrdma_req *req, struct xprtrdma_ep *ep)
 {
 	struct rpc_rqst *rqst = &req->rqst;
 	struct rpc_xprt *xprt = rqst->rq_xprt;
 	struct xprtrdma_xprt *xp = req->xp;
+	struct xprtrdma_marshal_info info;
 	struct ib_send_wr *first, *last;
 	const struct ib_send_wr *bad;
 	int len, ret, tries = 0;
@@ -359,7 +397,7 @@ static int xprtrdma_post_call(struct xprtrdma_req *req, struct xprtrdma_ep *ep)
 again:
 	first = NULL;
 	last = NULL;
-	len = xprtrdma_marshal(req, ep, &first, &last);
+	len = xprtrdma_marshal(req, ep, &first, &last, &info);
 	if (len == -EAGAIN && !tries++) {
 		/* Read chunk did not help: retry as RDMA_NOMSG. */
 		xprtrdma_mrs_drop(req);
@@ -369,10 +407,11 @@ again:
 	if (len < 0) {
 		xprtrdma_mrs_drop(req);
 		if (len == -ENOBUFS || len == -ENOMEM) {
-			xp->stats.mr_exhausted++;
+			atomic_long_inc(&xp->stats.mr_exhausted);
 			return -ENOBUFS;
 		}
-		xp->stats.failed_marshal++;
+		atomic_long_inc(&xp->stats.failed_marshal);
+		trace_xprtrdma_marshal_failed(xp, rqst->rq_xid, len);
 		pr_warn_ratelimited("xprtrdma: cannot marshal call to %s: %d\n",
 				    xprt->address_strings[RPC_DISPLAY_ADDR], len);
 		return -EIO;
@@ -392,6 +431,7 @@ again:
 		xprt_force_disconnect(xprt);
 		return -ENOTCONN;
 	}
+	xprtrdma_account_call(req, &info);
 	return 0;
 }
 

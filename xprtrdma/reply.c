@@ -18,6 +18,7 @@
 #include <linux/sunrpc/xprt.h>
 
 #include "xprtrdma.h"
+#include "trace.h"
 
 static const char *xprtrdma_rep_peer(struct xprtrdma_xprt *xp)
 {
@@ -67,7 +68,7 @@ static int xprtrdma_place_reply(struct xprtrdma_req *req,
 		r = xprtrdma_rep_chunk_len(hdr, &hdr->reply);
 		if (!req->reply_offered || r > req->reply_offered || !r)
 			return -EMSGSIZE;
-		st->rdma_bytes_in += r;
+		atomic_long_add(r, &st->rdma_bytes_in);
 		return r;
 	}
 
@@ -83,7 +84,9 @@ static int xprtrdma_place_reply(struct xprtrdma_req *req,
 		if (ilen > cap)
 			return -EMSGSIZE;
 		write_bytes_to_xdr_buf(buf, 0, inl, ilen);
-		st->fixup_bytes += ilen;
+		if (ilen > buf->head[0].iov_len)
+			atomic_long_add(ilen - buf->head[0].iov_len,
+					&st->fixup_bytes);
 		return ilen;
 	}
 
@@ -96,10 +99,9 @@ static int xprtrdma_place_reply(struct xprtrdma_req *req,
 	 * the head follow the data, XDR-aligned as the stream would have
 	 * them.
 	 */
-	st->rdma_bytes_in += w;
+	atomic_long_add(w, &st->rdma_bytes_in);
 	pos = min_t(u32, ilen, buf->head[0].iov_len);
 	memcpy(buf->head[0].iov_base, inl, pos);
-	st->fixup_bytes += pos;
 	if (pos < buf->head[0].iov_len)
 		xprtrdma_shrink_head(rqst, pos);
 	/*
@@ -115,7 +117,7 @@ static int xprtrdma_place_reply(struct xprtrdma_req *req,
 			buf->tail[0].iov_len)
 		return -EMSGSIZE;
 	write_bytes_to_xdr_buf(buf, off, inl + pos, rem);
-	st->fixup_bytes += rem;
+	atomic_long_add(rem, &st->fixup_bytes);
 	return off + rem;
 }
 
@@ -149,12 +151,14 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 	struct xprtrdma_req *req;
 	struct rpc_rqst *rqst;
 	u32 len = wc->byte_len, ilen = 0;
+	const char *reason;
 	void *inl = NULL;
 	int ret, copied;
 
 	ret = nfsrdma_wire_decode(hdr, rep->buf, len);
 	if (len < NFSRDMA_WIRE_PREFIX_SIZE) {
-		xp->stats.bad_replies++;
+		atomic_long_inc(&xp->stats.bad_replies);
+		trace_xprtrdma_reply_rejected(xp, 0, -EBADMSG, "too short");
 		pr_warn_ratelimited("xprtrdma: %u-byte message from %s dropped\n",
 				    len, xprtrdma_rep_peer(xp));
 		return;
@@ -182,7 +186,9 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 	if (!rqst) {
 		spin_unlock(&xprt->queue_lock);
 		if (ret) {
-			xp->stats.bad_replies++;
+			atomic_long_inc(&xp->stats.bad_replies);
+			trace_xprtrdma_reply_rejected(xp, hdr->xid, ret,
+						      "malformed, unknown XID");
 			pr_warn_ratelimited("xprtrdma: malformed message (%d) with unknown XID from %s dropped\n",
 					    ret, xprtrdma_rep_peer(xp));
 		}
@@ -194,7 +200,7 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 
 	/* The Send's buffer and MRs must be quiet before the RPC moves on. */
 	if (test_bit(XPRTRDMA_SEND_BUSY, &req->sc.flags)) {
-		xp->stats.reply_waits_send++;
+		atomic_long_inc(&xp->stats.reply_waits_send);
 		xprtrdma_sendctx_wait(&req->sc);
 	}
 	mutex_lock(&req->mr_mutex);
@@ -203,6 +209,7 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 	mutex_unlock(&req->mr_mutex);
 
 	if (ret) {
+		reason = "malformed";
 		pr_warn_ratelimited("xprtrdma: malformed reply (%d) from %s, XID 0x%08x\n",
 				    ret, xprtrdma_rep_peer(xp),
 				    be32_to_cpu(hdr->xid));
@@ -213,16 +220,22 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 				    hdr->err == NFSRDMA_WIRE_ERR_VERS ?
 				    "ERR_VERS" : "ERR_CHUNK",
 				    be32_to_cpu(hdr->xid));
+		reason = hdr->err == NFSRDMA_WIRE_ERR_VERS ?
+			 "RDMA_ERROR ERR_VERS" : "RDMA_ERROR ERR_CHUNK";
 		copied = -EREMOTEIO;
 	} else {
+		trace_xprtrdma_reply(xp, hdr,
+				     !!(wc->wc_flags & IB_WC_WITH_INVALIDATE));
 		copied = xprtrdma_place_reply(req, hdr, inl, ilen);
+		reason = "does not match its call";
 		if (copied < 0)
 			pr_warn_ratelimited("xprtrdma: reply from %s does not match its call (%d), XID 0x%08x\n",
 					    xprtrdma_rep_peer(xp), copied,
 					    be32_to_cpu(hdr->xid));
 	}
 	if (copied < 0) {
-		xp->stats.bad_replies++;
+		atomic_long_inc(&xp->stats.bad_replies);
+		trace_xprtrdma_reply_rejected(xp, hdr->xid, copied, reason);
 		copied = xprtrdma_garbage_reply(rqst);
 	}
 
@@ -253,6 +266,7 @@ void xprtrdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR) {
+			trace_xprtrdma_wc_error(ep->xp, "RECV", wc);
 			pr_warn_ratelimited("xprtrdma: receive from %s failed: %s (%u)\n",
 					    xprtrdma_rep_peer(ep->xp),
 					    ib_wc_status_msg(wc->status),

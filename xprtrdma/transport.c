@@ -16,6 +16,7 @@
 #include <linux/sunrpc/xprt.h>
 
 #include "xprtrdma.h"
+#include "trace.h"
 
 /* Reconnect backoff: start like a TCP transport, cap at the major timeout. */
 #define XPRTRDMA_INIT_REEST_TO	(3U * HZ)
@@ -190,8 +191,17 @@ static void xprtrdma_set_port(struct rpc_xprt *xprt, unsigned short port)
 
 /*
  * The line has the generic fields first (as every stream transport prints
- * them) and then seventeen RDMA counters, so the field count and order
- * match what mountstats(8) parses for "rdma".
+ * them) and then the seventeen RDMA counters with the meanings and in the
+ * order of the in-tree client, which is what mountstats(8) and nfsiostat
+ * label them by: read_chunk_count, write_chunk_count, reply_chunk_count
+ * (segments), total_rdma_request, total_rdma_reply, pullup_copy_count,
+ * fixup_copy_count, hardway_register_count, failed_marshal_count,
+ * bad_reply_count, nomsg_call_count, mrs_recycled, mrs_orphaned,
+ * mrs_allocated, local_inv_needed, empty_sendctx_q, reply_waits_for_send.
+ * We never register "the hard way", never orphan an MR (teardown takes
+ * them all back) and have no shared send-context queue, so those three are
+ * 0.  Three counters of our own follow; the tools stop reading at the
+ * seventeenth.
  */
 static void xprtrdma_print_stats(struct rpc_xprt *xprt, struct seq_file *seq)
 {
@@ -207,14 +217,29 @@ static void xprtrdma_print_stats(struct rpc_xprt *xprt, struct seq_file *seq)
 		   xprt->stat.connect_time / HZ, idle_time,
 		   xprt->stat.sends, xprt->stat.recvs, xprt->stat.bad_xids,
 		   xprt->stat.req_u, xprt->stat.bklog_u);
-	seq_printf(seq, "%lu %lu %lu %llu %llu %llu %llu %lu %lu %lu ",
-		   s->read_chunks, s->write_chunks, s->reply_chunks,
-		   s->rdma_bytes_out, s->rdma_bytes_in, s->pullup_bytes,
-		   s->fixup_bytes, s->inline_calls, s->failed_marshal,
-		   s->bad_replies);
-	seq_printf(seq, "%lu %lu %lu %lu %lu %lu %lu\n",
-		   s->nomsg_calls, s->remote_invs, 0UL, s->mrs_allocated,
-		   s->local_invs, s->mr_exhausted, s->reply_waits_send);
+	seq_printf(seq, "%lu %lu %lu %lu %lu %lu %lu %lu %lu %lu ",
+		   atomic_long_read(&s->read_segs),
+		   atomic_long_read(&s->write_segs),
+		   atomic_long_read(&s->reply_segs),
+		   atomic_long_read(&s->registered_bytes),
+		   atomic_long_read(&s->rdma_bytes_in),
+		   atomic_long_read(&s->pullup_bytes),
+		   atomic_long_read(&s->fixup_bytes),
+		   0UL,
+		   atomic_long_read(&s->failed_marshal),
+		   atomic_long_read(&s->bad_replies));
+	seq_printf(seq, "%lu %lu %lu %lu %lu %lu %lu ",
+		   atomic_long_read(&s->nomsg_calls),
+		   atomic_long_read(&s->mrs_recycled),
+		   0UL,
+		   atomic_long_read(&s->mrs_allocated),
+		   atomic_long_read(&s->local_invs),
+		   0UL,
+		   atomic_long_read(&s->reply_waits_send));
+	seq_printf(seq, "%lu %lu %lu\n",
+		   atomic_long_read(&s->inline_calls),
+		   atomic_long_read(&s->remote_invs),
+		   atomic_long_read(&s->mr_exhausted));
 }
 
 static void xprtrdma_inject_disconnect(struct rpc_xprt *xprt)

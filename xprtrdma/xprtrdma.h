@@ -23,6 +23,7 @@
 #ifndef XPRTRDMA_XPRTRDMA_H
 #define XPRTRDMA_XPRTRDMA_H
 
+#include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -67,40 +68,56 @@ extern struct xprt_class xprtrdma_class;
 
 /**
  * struct xprtrdma_stats - transport counters shown in /proc/self/mountstats
- * @read_chunks: Read chunks (call data pulled by the server) sent
- * @write_chunks: Write chunks (reply data pushed by the server) offered
- * @reply_chunks: Reply chunks offered
- * @rdma_bytes_out: call bytes the server pulled with RDMA Read
- * @rdma_bytes_in: reply bytes the server pushed with RDMA Write
- * @pullup_bytes: bytes of page data copied into inline send buffers
- * @fixup_bytes: bytes of inline reply copied into the receive xdr_buf
- * @inline_calls: calls sent entirely inline (RDMA_MSG, no Read chunk)
- * @failed_marshal: calls that could not be marshaled
- * @bad_replies: replies dropped or refused as malformed
- * @nomsg_calls: calls sent as RDMA_NOMSG with a Position-zero Read chunk
+ * @read_segs: Read chunk segments sent (mountstats "read_chunk_count")
+ * @write_segs: Write chunk segments offered ("write_chunk_count")
+ * @reply_segs: Reply chunk segments offered ("reply_chunk_count")
+ * @registered_bytes: bytes registered for chunks of any kind
+ *	("total_rdma_request")
+ * @rdma_bytes_in: bytes the server pushed with RDMA Write, as its replies
+ *	report them ("total_rdma_reply")
+ * @pullup_bytes: bytes of page data copied into inline sends
+ *	("pullup_copy_count")
+ * @fixup_bytes: bytes of inline reply copied past the receive head, into
+ *	the page list or tail ("fixup_copy_count")
+ * @failed_marshal: calls that could not be marshaled ("failed_marshal_count")
+ * @bad_replies: replies dropped or refused as malformed ("bad_reply_count")
+ * @nomsg_calls: calls sent as RDMA_NOMSG ("nomsg_call_count")
+ * @mrs_recycled: MRs returned to the free pool for reuse ("mrs_recycled")
  * @mrs_allocated: MRs allocated over the life of the transport
- * @local_invs: MRs invalidated with LOCAL_INV
- * @remote_invs: MRs the server invalidated with Send With Invalidate
- * @mr_exhausted: times a call waited because the MR pool was empty
+ *	("mrs_allocated")
+ * @local_invs: MRs invalidated with LOCAL_INV ("local_inv_needed")
  * @reply_waits_send: replies that arrived before their Send completed
+ *	("reply_waits_for_send")
+ * @inline_calls: calls sent entirely inline (RDMA_MSG without a Read
+ *	chunk); printed after the in-tree fields
+ * @remote_invs: MRs the server invalidated with Send With Invalidate;
+ *	printed after the in-tree fields
+ * @mr_exhausted: times a call was deferred because the MR pool was empty;
+ *	printed after the in-tree fields
+ *
+ * Updated without a common lock from the sender (XPRT_LOCKED), the reply
+ * work item, ->buf_free and the connect worker, so every counter is an
+ * atomic_long_t; readers see each counter consistently but not the set as
+ * a snapshot.
  */
 struct xprtrdma_stats {
-	unsigned long read_chunks;
-	unsigned long write_chunks;
-	unsigned long reply_chunks;
-	unsigned long long rdma_bytes_out;
-	unsigned long long rdma_bytes_in;
-	unsigned long long pullup_bytes;
-	unsigned long long fixup_bytes;
-	unsigned long inline_calls;
-	unsigned long failed_marshal;
-	unsigned long bad_replies;
-	unsigned long nomsg_calls;
-	unsigned long mrs_allocated;
-	unsigned long local_invs;
-	unsigned long remote_invs;
-	unsigned long mr_exhausted;
-	unsigned long reply_waits_send;
+	atomic_long_t read_segs;
+	atomic_long_t write_segs;
+	atomic_long_t reply_segs;
+	atomic_long_t registered_bytes;
+	atomic_long_t rdma_bytes_in;
+	atomic_long_t pullup_bytes;
+	atomic_long_t fixup_bytes;
+	atomic_long_t failed_marshal;
+	atomic_long_t bad_replies;
+	atomic_long_t nomsg_calls;
+	atomic_long_t mrs_recycled;
+	atomic_long_t mrs_allocated;
+	atomic_long_t local_invs;
+	atomic_long_t reply_waits_send;
+	atomic_long_t inline_calls;
+	atomic_long_t remote_invs;
+	atomic_long_t mr_exhausted;
 };
 
 struct xprtrdma_ep;

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xprtrdma: tracepoints of the RPC-over-RDMA client transport.
+ *
+ * Enable them with
+ *	echo 1 > /sys/kernel/tracing/events/xprtrdma/enable
+ * Every event copies what it shows into the ring buffer (the peer address
+ * and port as strings, the XID in host order), so nothing it prints can
+ * have gone away by the time the buffer is read.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM xprtrdma
+
+#if !defined(XPRTRDMA_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define XPRTRDMA_TRACE_H
+
+#include <linux/tracepoint.h>
+#include <linux/sunrpc/xprt.h>
+#include <rdma/ib_verbs.h>
+#include <nfsrdma/wire.h>
+
+#include "xprtrdma.h"
+
+#define XPRTRDMA_TRACE_PEER_FIELDS(xp)					\
+	__string(addr, (xp)->xprt.address_strings[RPC_DISPLAY_ADDR])	\
+	__string(port, (xp)->xprt.address_strings[RPC_DISPLAY_PORT])
+
+#define XPRTRDMA_TRACE_PEER_ASSIGN(xp)					\
+	do {								\
+		__assign_str(addr,					\
+			     (xp)->xprt.address_strings[RPC_DISPLAY_ADDR]); \
+		__assign_str(port,					\
+			     (xp)->xprt.address_strings[RPC_DISPLAY_PORT]); \
+	} while (0)
+
+TRACE_EVENT(xprtrdma_connect,
+	TP_PROTO(const struct xprtrdma_xprt *xp, int status),
+	TP_ARGS(xp, status),
+	TP_STRUCT__entry(
+		XPRTRDMA_TRACE_PEER_FIELDS(xp)
+		__field(int, status)
+	),
+	TP_fast_assign(
+		XPRTRDMA_TRACE_PEER_ASSIGN(xp);
+		__entry->status = status;
+	),
+	TP_printk("peer=%s:%s status=%d", __get_str(addr), __get_str(port),
+		  __entry->status)
+);
+
+TRACE_EVENT(xprtrdma_disconnect,
+	TP_PROTO(const struct xprtrdma_xprt *xp, const char *reason,
+		 int status),
+	TP_ARGS(xp, reason, status),
+	TP_STRUCT__entry(
+		XPRTRDMA_TRACE_PEER_FIELDS(xp)
+		__string(reason, reason)
+		__field(int, status)
+	),
+	TP_fast_assign(
+		XPRTRDMA_TRACE_PEER_ASSIGN(xp);
+		__assign_str(reason, reason);
+		__entry->status = status;
+	),
+	TP_printk("peer=%s:%s reason=\"%s\" status=%d", __get_str(addr),
+		  __get_str(port), __get_str(reason), __entry->status)
+);
+
+TRACE_EVENT(xprtrdma_wc_error,
+	TP_PROTO(const struct xprtrdma_xprt *xp, const char *wr,
+		 const struct ib_wc *wc),
+	TP_ARGS(xp, wr, wc),
+	TP_STRUCT__entry(
+		XPRTRDMA_TRACE_PEER_FIELDS(xp)
+		__string(wr, wr)
+		__string(msg, ib_wc_status_msg(wc->status))
+		__field(unsigned int, status)
+		__field(u32, vendor_err)
+	),
+	TP_fast_assign(
+		XPRTRDMA_TRACE_PEER_ASSIGN(xp);
+		__assign_str(wr, wr);
+		__assign_str(msg, ib_wc_status_msg(wc->status));
+		__entry->status = wc->status;
+		__entry->vendor_err = wc->vendor_err;
+	),
+	TP_printk("peer=%s:%s wr=%s status=%u (%s) vendor_err=0x%x",
+		  __get_str(addr), __get_str(port), __get_str(wr),
+		  __entry->status, __get_str(msg), __entry->vendor_err)
+);
+
+TRACE_EVENT(xprtrdma_reply_rejected,
+	TP_PROTO(const struct xprtrdma_xprt *xp, __be32 xid, int err,
+		 const char *reason),
+	TP_ARGS(xp, xid, err, reason),
+	TP_STRUCT__entry(
+		XPRTRDMA_TRACE_PEER_FIELDS(xp)
+		__field(u32, xid)
+		__field(int, err)
+		__string(reason, reason)
+	),
+	TP_fast_assign(
+		XPRTRDMA_TRACE_PEER_ASSIGN(xp);
+		__entry->xid = be32_to_cpu(xid);
+		__entry->err = err;
+		__assign_str(reason, reason);
+	),
+	TP_printk("peer=%s:%s xid=0x%08x err=%d reason=\"%s\"",
+		  __get_str(addr), __get_str(port), __entry->xid, __entry->err,
+		  __get_str(reason))
+);
+
+TRACE_EVENT(xprtrdma_marshal_failed,
+	TP_PROTO(const struct xprtrdma_xprt *xp, __be32 xid, int err),
+	TP_ARGS(xp, xid, err),
+	TP_STRUCT__entry(
+		XPRTRDMA_TRACE_PEER_FIELDS(xp)
+		__field(u32, xid)
+		__field(int, err)
+	),
+	TP_fast_assign(
+		XPRTRDMA_TRACE_PEER_ASSIGN(xp);
+		__entry->xid = be32_to_cpu(xid);
+		__entry->err = err;
+	),
+	TP_printk("peer=%s:%s xid=0x%08x err=%d", __get_str(addr),
+		  __get_str(port), __entry->xid, __entry->err)
+);
+
+TRACE_EVENT(xprtrdma_marshal,
+	TP_PROTO(const struct xprtrdma_req *req,
+		 const struct nfsrdma_wire_hdr *hdr, u32 inline_len,
+		 u32 read_bytes),
+	TP_ARGS(req, hdr, inline_len, read_bytes),
+	TP_STRUCT__entry(
+		__field(u32, xid)
+		__field(u32, proc)
+		__field(u32, inline_len)
+		__field(u32, read_segs)
+		__field(u32, read_bytes)
+		__field(u32, write_segs)
+		__field(u32, write_bytes)
+		__field(bool, reply)
+		__field(u32, reply_bytes)
+	),
+	TP_fast_assign(
+		__entry->xid = be32_to_cpu(hdr->xid);
+		__entry->proc = hdr->proc;
+		__entry->inline_len = inline_len;
+		__entry->read_segs = hdr->nr_read;
+		__entry->read_bytes = read_bytes;
+		__entry->write_segs = hdr->nr_write ? hdr->write[0].nr_segs : 0;
+		__entry->write_bytes = req->write_offered;
+		__entry->reply = hdr->has_reply;
+		__entry->reply_bytes = req->reply_offered;
+	),
+	TP_printk("xid=0x%08x %s inline=%u read=%u/%u write=%u/%u reply=%s/%u",
+		  __entry->xid,
+		  __entry->proc == NFSRDMA_WIRE_PROC_NOMSG ? "RDMA_NOMSG" :
+		  "RDMA_MSG", __entry->inline_len, __entry->read_segs,
+		  __entry->read_bytes, __entry->write_segs,
+		  __entry->write_bytes, __entry->reply ? "yes" : "no",
+		  __entry->reply_bytes)
+);
+
+TRACE_EVENT(xprtrdma_reply,
+	TP_PROTO(const struct xprtrdma_xprt *xp,
+		 const struct nfsrdma_wire_hdr *hdr, bool remote_inv),
+	TP_ARGS(xp, hdr, remote_inv),
+	TP_STRUCT__entry(
+		__field(u32, xid)
+		__field(u32, proc)
+		__field(u32, credits)
+		__field(bool, remote_inv)
+	),
+	TP_fast_assign(
+		__entry->xid = be32_to_cpu(hdr->xid);
+		__entry->proc = hdr->proc;
+		__entry->credits = hdr->credits;
+		__entry->remote_inv = remote_inv;
+	),
+	TP_printk("xid=0x%08x %s credits=%u remote_inv=%s", __entry->xid,
+		  __entry->proc == NFSRDMA_WIRE_PROC_NOMSG ? "RDMA_NOMSG" :
+		  "RDMA_MSG", __entry->credits,
+		  __entry->remote_inv ? "yes" : "no")
+);
+
+#endif /* XPRTRDMA_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE trace
+#include <trace/define_trace.h>
