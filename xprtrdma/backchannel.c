@@ -95,8 +95,8 @@ int xprtrdma_bc_setup(struct rpc_xprt *xprt, unsigned int min_reqs)
 size_t xprtrdma_bc_maxpayload(struct rpc_xprt *xprt)
 {
 	/* Called under RCU only: the connection cannot be looked at. */
-	return min_t(u32, XPRTRDMA_INLINE_RECV - NFSRDMA_WIRE_MIN_MSG_SIZE,
-		     PAGE_SIZE);
+	return min_t(u32, xprtrdma_xp(xprt)->inline_recv -
+		     NFSRDMA_WIRE_MIN_MSG_SIZE, PAGE_SIZE);
 }
 
 /**

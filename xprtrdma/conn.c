@@ -152,7 +152,7 @@ static void xprtrdma_reps_free(struct xprtrdma_ep *ep)
 	for (i = 0; i < ep->nr_reps; i++) {
 		struct xprtrdma_rep *rep = &ep->reps[i];
 
-		ib_dma_unmap_single(ep->device, rep->dma, XPRTRDMA_INLINE_RECV,
+		ib_dma_unmap_single(ep->device, rep->dma, ep->xp->inline_recv,
 				    DMA_FROM_DEVICE);
 		kfree(rep->buf);
 	}
@@ -163,6 +163,7 @@ static void xprtrdma_reps_free(struct xprtrdma_ep *ep)
 
 static int xprtrdma_reps_create(struct xprtrdma_ep *ep, unsigned int count)
 {
+	u32 size = ep->xp->inline_recv;
 	unsigned int i;
 
 	ep->reps = kcalloc(count, sizeof(*ep->reps), GFP_KERNEL);
@@ -171,11 +172,10 @@ static int xprtrdma_reps_create(struct xprtrdma_ep *ep, unsigned int count)
 	for (i = 0; i < count; i++) {
 		struct xprtrdma_rep *rep = &ep->reps[i];
 
-		rep->buf = kmalloc(XPRTRDMA_INLINE_RECV, GFP_KERNEL);
+		rep->buf = kmalloc(size, GFP_KERNEL);
 		if (!rep->buf)
 			goto out_free;
-		rep->dma = ib_dma_map_single(ep->device, rep->buf,
-					     XPRTRDMA_INLINE_RECV,
+		rep->dma = ib_dma_map_single(ep->device, rep->buf, size,
 					     DMA_FROM_DEVICE);
 		if (ib_dma_mapping_error(ep->device, rep->dma)) {
 			kfree(rep->buf);
@@ -184,7 +184,7 @@ static int xprtrdma_reps_create(struct xprtrdma_ep *ep, unsigned int count)
 		rep->ep = ep;
 		rep->cqe.done = xprtrdma_recv_done;
 		rep->sge.addr = rep->dma;
-		rep->sge.length = XPRTRDMA_INLINE_RECV;
+		rep->sge.length = size;
 		rep->sge.lkey = ep->pd->local_dma_lkey;
 		rep->wr.wr_cqe = &rep->cqe;
 		rep->wr.sg_list = &rep->sge;
@@ -324,8 +324,8 @@ static int xprtrdma_ep_connect(struct xprtrdma_ep *ep)
 {
 	struct ib_device_attr *attrs = &ep->device->attrs;
 	struct nfsrdma_wire_cm_pdata ours = {
-		.send_size = XPRTRDMA_INLINE_SEND,
-		.recv_size = XPRTRDMA_INLINE_RECV,
+		.send_size = ep->xp->inline_send,
+		.recv_size = ep->xp->inline_recv,
 		.remote_inv = true,
 	};
 	struct rdma_conn_param param = {};
@@ -426,7 +426,7 @@ static int xprtrdma_ep_create(struct xprtrdma_xprt *xp)
 	if (ret)
 		goto out_free;
 
-	ep->max_send = min_t(u32, XPRTRDMA_INLINE_SEND, ep->peer.recv_size);
+	ep->max_send = min_t(u32, xp->inline_send, ep->peer.recv_size);
 	xp->ep = ep;
 	return 0;
 
@@ -496,7 +496,7 @@ void xprtrdma_connect_worker(struct work_struct *work)
 		pr_info("xprtrdma: connected to %s:%s (inline send %u, recv %u%s)\n",
 			xprt->address_strings[RPC_DISPLAY_ADDR],
 			xprt->address_strings[RPC_DISPLAY_PORT],
-			xp->ep->max_send, XPRTRDMA_INLINE_RECV,
+			xp->ep->max_send, xp->inline_recv,
 			xp->ep->peer.remote_inv ? ", remote invalidation" : "");
 	} else {
 		pr_info_ratelimited("xprtrdma: connect to %s:%s failed: %d\n",

@@ -4,11 +4,12 @@
  *
  * Module glue: the sunrpc transport class ("rdma", netids rdma and rdma6),
  * the RDMA device client that turns a device removal into a disconnect,
- * and the module parameters.
+ * the module parameter and the sysctls in /proc/sys/sunrpc.
  */
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/sysctl.h>
 #include <linux/sunrpc/xprt.h>
 #include <rdma/ib_verbs.h>
 
@@ -17,29 +18,76 @@
 #define CREATE_TRACE_POINTS
 #include "trace.h"
 
-unsigned int xprtrdma_max_slots = XPRTRDMA_MAX_CREDITS;
+/*
+ * Tunables, read once when a transport is created; changing one affects
+ * transports created afterwards.  max_slots (module parameter) and
+ * rdma_slot_table_entries (sysctl) are the same variable with the same
+ * bounds.
+ */
+int xprtrdma_max_slots = XPRTRDMA_MAX_CREDITS;
+int xprtrdma_max_inline_read = XPRTRDMA_INLINE_DEFAULT;
+int xprtrdma_max_inline_write = XPRTRDMA_INLINE_DEFAULT;
+
+static int xprtrdma_min_slots_bound = XPRTRDMA_MIN_SLOTS;
+static int xprtrdma_max_slots_bound = XPRTRDMA_MAX_CREDITS;
+static int xprtrdma_min_inline_bound = XPRTRDMA_INLINE_MIN;
+static int xprtrdma_max_inline_bound = XPRTRDMA_INLINE_MAX;
 
 static int xprtrdma_set_slots(const char *val, const struct kernel_param *kp)
 {
-	unsigned int n;
-	int ret;
+	int n, ret;
 
-	ret = kstrtouint(val, 0, &n);
+	ret = kstrtoint(val, 0, &n);
 	if (ret)
 		return ret;
 	/* One slot cannot make progress; more than we ask credits for idles. */
-	if (n < 2 || n > XPRTRDMA_MAX_CREDITS)
+	if (n < XPRTRDMA_MIN_SLOTS || n > XPRTRDMA_MAX_CREDITS)
 		return -EINVAL;
-	*(unsigned int *)kp->arg = n;
+	WRITE_ONCE(*(int *)kp->arg, n);
 	return 0;
 }
 
 static const struct kernel_param_ops xprtrdma_slots_ops = {
 	.set = xprtrdma_set_slots,
-	.get = param_get_uint,
+	.get = param_get_int,
 };
 module_param_cb(max_slots, &xprtrdma_slots_ops, &xprtrdma_max_slots, 0644);
-MODULE_PARM_DESC(max_slots, "RPC slots per transport (2-128, default 128)");
+MODULE_PARM_DESC(max_slots,
+		 "RPC slots per transport (2-128, default 128); same as sunrpc.rdma_slot_table_entries");
+
+/* The names the in-tree client uses, so admins' sysctl.conf keeps working. */
+static struct ctl_table xprtrdma_sysctls[] = {
+	{
+		.procname	= "rdma_slot_table_entries",
+		.data		= &xprtrdma_max_slots,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &xprtrdma_min_slots_bound,
+		.extra2		= &xprtrdma_max_slots_bound,
+	},
+	{
+		.procname	= "rdma_max_inline_read",
+		.data		= &xprtrdma_max_inline_read,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &xprtrdma_min_inline_bound,
+		.extra2		= &xprtrdma_max_inline_bound,
+	},
+	{
+		.procname	= "rdma_max_inline_write",
+		.data		= &xprtrdma_max_inline_write,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &xprtrdma_min_inline_bound,
+		.extra2		= &xprtrdma_max_inline_bound,
+	},
+	{ }
+};
+
+static struct ctl_table_header *xprtrdma_sysctl_header;
 
 struct xprt_class xprtrdma_class = {
 	.list	= LIST_HEAD_INIT(xprtrdma_class.list),
@@ -71,9 +119,14 @@ static int __init xprtrdma_init(void)
 {
 	int ret;
 
+	/* Next to sunrpc's own entries in /proc/sys/sunrpc. */
+	xprtrdma_sysctl_header = register_sysctl("sunrpc", xprtrdma_sysctls);
+	if (!xprtrdma_sysctl_header)
+		return -ENOMEM;
+
 	ret = ib_register_client(&xprtrdma_ib_client);
 	if (ret)
-		return ret;
+		goto out_unregister_sysctl;
 
 	ret = xprt_register_transport(&xprtrdma_class);
 	if (ret == -EEXIST) {
@@ -88,6 +141,8 @@ static int __init xprtrdma_init(void)
 
 out_unregister_client:
 	ib_unregister_client(&xprtrdma_ib_client);
+out_unregister_sysctl:
+	unregister_sysctl_table(xprtrdma_sysctl_header);
 	return ret;
 }
 
@@ -95,6 +150,7 @@ static void __exit xprtrdma_exit(void)
 {
 	xprt_unregister_transport(&xprtrdma_class);
 	ib_unregister_client(&xprtrdma_ib_client);
+	unregister_sysctl_table(xprtrdma_sysctl_header);
 }
 
 module_init(xprtrdma_init);

@@ -95,7 +95,7 @@ static int xprtrdma_marshal_reply(struct xprtrdma_req *req,
 	int n;
 
 	/* What the server's reply header may take besides the message. */
-	reply_room = XPRTRDMA_INLINE_RECV -
+	reply_room = req->xp->inline_recv -
 		     nfsrdma_wire_chunks_size(0, 1, XPRTRDMA_MAX_MRS_PER_REQ,
 					      false, 0);
 
@@ -296,7 +296,7 @@ int xprtrdma_sendctx_init(struct xprtrdma_sendctx *sc,
 {
 	sc->xp = xp;
 	sc->cqe.done = xprtrdma_send_done;
-	sc->buf = kmalloc(XPRTRDMA_INLINE_SEND, GFP_KERNEL);
+	sc->buf = kmalloc(xp->inline_send, GFP_KERNEL);
 	return sc->buf ? 0 : -ENOMEM;
 }
 

@@ -276,11 +276,11 @@ void xprtrdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 
-	ib_dma_sync_single_for_cpu(ep->device, rep->dma, XPRTRDMA_INLINE_RECV,
+	ib_dma_sync_single_for_cpu(ep->device, rep->dma, ep->xp->inline_recv,
 				   DMA_FROM_DEVICE);
 	xprtrdma_handle_reply(ep, rep, wc);
 	ib_dma_sync_single_for_device(ep->device, rep->dma,
-				      XPRTRDMA_INLINE_RECV, DMA_FROM_DEVICE);
+				      ep->xp->inline_recv, DMA_FROM_DEVICE);
 
 	ret = xprtrdma_post_recv(rep);
 	if (ret && ret != -ESHUTDOWN) {

@@ -398,6 +398,7 @@ static int xprtrdma_format_addresses(struct rpc_xprt *xprt)
  */
 struct rpc_xprt *xprtrdma_setup(struct xprt_create *args)
 {
+	unsigned int slots = READ_ONCE(xprtrdma_max_slots);
 	struct xprtrdma_xprt *xp;
 	struct rpc_xprt *xprt;
 	int ret;
@@ -406,7 +407,7 @@ struct rpc_xprt *xprtrdma_setup(struct xprt_create *args)
 		return ERR_PTR(-EBADF);
 
 	/* Our own slots: xprt_alloc's generic ones are not preallocated. */
-	xprt = xprt_alloc(args->net, sizeof(*xp), 0, xprtrdma_max_slots);
+	xprt = xprt_alloc(args->net, sizeof(*xp), 0, slots);
 	if (!xprt)
 		return ERR_PTR(-ENOMEM);
 	xp = xprtrdma_xp(xprt);
@@ -417,6 +418,11 @@ struct rpc_xprt *xprtrdma_setup(struct xprt_create *args)
 	INIT_LIST_HEAD(&xp->bc_all);
 	INIT_DELAYED_WORK(&xp->connect_work, xprtrdma_connect_worker);
 	INIT_WORK(&xp->force_work, xprtrdma_force_work);
+	/* RFC 8797 private data carries whole KiB; never promise more. */
+	xp->inline_send = ALIGN_DOWN(READ_ONCE(xprtrdma_max_inline_write),
+				     1024);
+	xp->inline_recv = ALIGN_DOWN(READ_ONCE(xprtrdma_max_inline_read),
+				     1024);
 
 	xprt->num_reqs = 0;
 	xprt->timeout = &xprtrdma_default_timeout;
@@ -443,7 +449,7 @@ struct rpc_xprt *xprtrdma_setup(struct xprt_create *args)
 		ret = -ENOMEM;
 		goto out_free_xprt;
 	}
-	ret = xprtrdma_alloc_reqs(xp, xprtrdma_max_slots);
+	ret = xprtrdma_alloc_reqs(xp, slots);
 	if (ret)
 		goto out_free_reqs;
 	xp->credits = 1;

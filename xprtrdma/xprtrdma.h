@@ -36,15 +36,22 @@
 #include <rdma/rdma_cm.h>
 #include <nfsrdma/wire.h>
 
-/* Inline sizes we advertise in RFC 8797 private data. */
-#define XPRTRDMA_INLINE_SEND		4096
-#define XPRTRDMA_INLINE_RECV		4096
+/*
+ * Inline sizes we advertise in RFC 8797 private data: the defaults of the
+ * rdma_max_inline_read/write sysctls and their bounds.  The private data
+ * carries multiples of 1 KiB; the upper bound keeps each send and receive
+ * buffer an order-2 allocation at most.
+ */
+#define XPRTRDMA_INLINE_DEFAULT		4096
+#define XPRTRDMA_INLINE_MIN		1024
+#define XPRTRDMA_INLINE_MAX		16384
 
 /* Largest RPC payload a mount may negotiate over this transport. */
 #define XPRTRDMA_MAX_PAYLOAD		(1024 * 1024)
 
 /* Credits we ask the server for; also the number of receives posted. */
 #define XPRTRDMA_MAX_CREDITS		128
+#define XPRTRDMA_MIN_SLOTS		2
 
 /* Receives beyond the credit limit, for backchannel calls and slack. */
 #define XPRTRDMA_EXTRA_RECVS		4
@@ -63,7 +70,9 @@
 #define XPRTRDMA_RESOLVE_TIMEOUT_MS	5000
 #define XPRTRDMA_CONNECT_TIMEOUT_MS	10000
 
-extern unsigned int xprtrdma_max_slots;
+extern int xprtrdma_max_slots;
+extern int xprtrdma_max_inline_read;
+extern int xprtrdma_max_inline_write;
 extern struct xprt_class xprtrdma_class;
 
 /**
@@ -159,7 +168,7 @@ struct xprtrdma_mr {
 /**
  * struct xprtrdma_rep - one posted receive
  * @ep: owning connection
- * @buf: receive buffer, %XPRTRDMA_INLINE_RECV bytes
+ * @buf: receive buffer, &xprtrdma_xprt.inline_recv bytes
  * @dma: DMA address of @buf
  * @cqe: receive completion
  * @wr: receive work request
@@ -236,7 +245,8 @@ enum {
  * struct xprtrdma_sendctx - one Send work request and the buffer it carries
  * @xp: owning transport
  * @ep: connection the Send was posted on
- * @buf: transport header plus inline RPC message, %XPRTRDMA_INLINE_SEND bytes
+ * @buf: transport header plus inline RPC message,
+ *	&xprtrdma_xprt.inline_send bytes
  * @dma: DMA address of @buf while the Send is in flight
  * @len: bytes of @buf being sent
  * @flags: XPRTRDMA_SEND_* bits
@@ -323,6 +333,10 @@ struct xprtrdma_req {
  * @bc_all: every backchannel slot
  * @nr_bc: entries on @bc_all
  * @stats: counters for /proc/self/mountstats
+ * @inline_send: largest message we send inline, and the size of each send
+ *	buffer (rdma_max_inline_write when the transport was created)
+ * @inline_recv: size of each receive buffer, the largest inline reply we
+ *	accept (rdma_max_inline_read when the transport was created)
  */
 struct xprtrdma_xprt {
 	struct rpc_xprt xprt;
@@ -340,6 +354,8 @@ struct xprtrdma_xprt {
 	struct list_head bc_all;
 	unsigned int nr_bc;
 	struct xprtrdma_stats stats;
+	u32 inline_send;
+	u32 inline_recv;
 };
 
 static inline struct xprtrdma_xprt *xprtrdma_xp(struct rpc_xprt *xprt)
