@@ -3,10 +3,15 @@
 # Each RPC-over-RDMA path forced and confirmed from the client transport's
 # own counters (the xprt line of /proc/self/mountstats, whose fields our
 # client keeps where the in-tree client has them): inline calls, a Read
-# chunk (O_DIRECT WRITE), a Write chunk (O_DIRECT READ) and a Reply chunk
-# (a 2000-entry READDIR).  RDMA_NOMSG is not here yet: the large non-DDP
-# call we tried (an NFSv3 SETACL of 400 entries) fails with EIO against the
-# in-tree server from either client, inline-sized ones pass.
+# chunk (O_DIRECT WRITE), a Write chunk (O_DIRECT READ), a Reply chunk (a
+# 2000-entry READDIR) and RDMA_NOMSG (a 300-entry NFSv3 SETACL, about
+# 3.7 KB with no DDP-eligible data, with rdma_max_inline_write lowered to
+# 1024 so it cannot go inline).  With our client the inline and NOMSG
+# cases are also confirmed call by call from the xprtrdma_marshal
+# tracepoint.
+#
+# Why not a bigger ACL at the default inline size: a 400-entry SETACL
+# fails with EIO against the in-tree server from either client.
 TIMEOUT=600
 
 # Positions on the xprt line, counting from the first number after "rdma".
@@ -14,6 +19,13 @@ F_SENDS=6
 F_READ_CHUNKS=11
 F_WRITE_CHUNKS=12
 F_REPLY_CHUNKS=13
+F_NOMSG_CALLS=21
+# Ours only, after the seventeen in-tree fields: calls sent entirely inline.
+F_INLINE_CALLS=28
+
+TRACEFS=/sys/kernel/tracing
+TRACE_OUT=/tmp/paths.trace
+ACL_ENTRIES=300
 
 server_prepare() {
 	local i
@@ -44,6 +56,32 @@ rises() {
 		fail "$name: counter $field did not move ($before -> $after)"
 }
 
+# trace_calls CMD...: run CMD with the xprtrdma_marshal event on; the
+# events land in $TRACE_OUT, one line per call sent.
+trace_calls() {
+	local ev=$TRACEFS/events/xprtrdma/xprtrdma_marshal rc=0
+	mountpoint -q $TRACEFS || mount -t tracefs nodev $TRACEFS ||
+		{ fail "cannot mount tracefs"; return 1; }
+	[ -e "$ev/enable" ] || { fail "no xprtrdma_marshal tracepoint"; return 1; }
+	: >$TRACEFS/trace
+	echo 1 >"$ev/enable"
+	"$@" || rc=1
+	echo 0 >"$ev/enable"
+	grep 'xprtrdma_marshal:' $TRACEFS/trace >$TRACE_OUT
+	log "traced $(wc -l <$TRACE_OUT) calls, e.g.: $(head -n 1 $TRACE_OUT)"
+	return $rc
+}
+
+# Every call the GETATTR path sent went inline: RDMA_MSG, no chunk at all.
+op_inline_traced() {
+	local n others
+	trace_calls op_getattr || return 1
+	n=$(wc -l <$TRACE_OUT)
+	[ "$n" -gt 0 ] || { fail "inline: no call was traced"; return 1; }
+	others=$(grep -Ev 'RDMA_MSG inline=[1-9][0-9]* read=0/0 write=0/0 reply=no/0$' $TRACE_OUT)
+	[ -z "$others" ] || { fail "inline: calls with chunks: $others"; return 1; }
+}
+
 op_getattr() {
 	echo 3 >/proc/sys/vm/drop_caches
 	stat "$MNT/paths/small" >/dev/null
@@ -64,10 +102,82 @@ op_readdir() {
 	[ "$(ls "$MNT/paths/dir" | wc -l)" = 2000 ]
 }
 
+acl_spec() {
+	local i spec=
+	for ((i = 0; i < ACL_ENTRIES; i++)); do
+		spec+="${spec:+,}u:$((20000 + i)):r"
+	done
+	echo "$spec"
+}
+
+# A SETACL too large for the 1024-byte inline limit and with nothing the
+# upper layer marks DDP-eligible: it can only go as RDMA_NOMSG.  The ACL
+# must read back whole.
+op_setacl() {
+	local f=$MNT/paths/acl n
+	: >"$f" || return 1
+	setfacl -m "$(acl_spec)" "$f" || { fail "setfacl failed"; return 1; }
+	n=$(getfacl -n "$f" | grep -c '^user:2[0-9]*:r--')
+	log "setacl: $n named-user entries read back"
+	[ "$n" = "$ACL_ENTRIES" ] ||
+		{ fail "setacl: $n of $ACL_ENTRIES entries read back"; return 1; }
+}
+
+op_setacl_traced() {
+	trace_calls op_setacl || return 1
+	grep -Eq 'RDMA_NOMSG inline=0 read=[1-9][0-9]*/(3[5-9]|[4-9])[0-9]{2} ' $TRACE_OUT ||
+		{ fail "setacl: no ~3.7 KB RDMA_NOMSG call traced"; return 1; }
+}
+
+# The sysctls the in-tree client has are ours too, and refuse nonsense.
+check_sysctls() {
+	local d=/proc/sys/sunrpc n
+	for n in rdma_slot_table_entries rdma_max_inline_read rdma_max_inline_write; do
+		[ -w "$d/$n" ] || { fail "no writable $d/$n"; return 1; }
+		log "$n = $(cat $d/$n)"
+	done
+	if echo 512 >$d/rdma_max_inline_write 2>/dev/null; then
+		fail "rdma_max_inline_write accepted 512"
+		return 1
+	fi
+	if echo 1 >$d/rdma_slot_table_entries 2>/dev/null; then
+		fail "rdma_slot_table_entries accepted 1"
+		return 1
+	fi
+	[ "$(cat $d/rdma_slot_table_entries)" = "$(cat /sys/module/xprtrdma/parameters/max_slots)" ] ||
+		{ fail "max_slots and rdma_slot_table_entries disagree"; return 1; }
+}
+
+# RDMA_NOMSG, forced by a small inline send limit on a fresh transport.
+paths_nomsg() {
+	local knob=/proc/sys/sunrpc/rdma_max_inline_write old rc=0
+	old=$(cat $knob) || { fail "no $knob"; return 1; }
+	echo 1024 >$knob || { fail "cannot set $knob to 1024"; return 1; }
+	if ! nfs_mount 3; then
+		echo "$old" >$knob
+		return 1
+	fi
+	if [ "$CLIENT_TRANSPORT" = ours ]; then
+		dmesg | grep -q 'xprtrdma: connected to .*(inline send 1024,' ||
+			{ fail "the new transport did not take inline send 1024"; rc=1; }
+		subtest nfs3-nomsg rises $F_NOMSG_CALLS nomsg op_setacl_traced || rc=1
+	else
+		subtest nfs3-nomsg rises $F_NOMSG_CALLS nomsg op_setacl || rc=1
+	fi
+	rm -f "$MNT/paths/acl"
+	nfs_umount || rc=1
+	echo "$old" >$knob || rc=1
+	return $rc
+}
+
 paths_version() {
 	local v=$1 rc=0
 	nfs_mount "$v" || return 1
-	subtest "nfs$v-inline" rises $F_SENDS inline op_getattr || rc=1
+	if [ "$CLIENT_TRANSPORT" = ours ]; then
+		subtest "nfs$v-inline" rises $F_INLINE_CALLS inline op_inline_traced || rc=1
+	else
+		subtest "nfs$v-inline" rises $F_SENDS inline op_getattr || rc=1
+	fi
 	subtest "nfs$v-read-chunk" rises $F_READ_CHUNKS "read chunk" op_direct_write || rc=1
 	subtest "nfs$v-write-chunk" rises $F_WRITE_CHUNKS "write chunk" op_direct_read || rc=1
 	subtest "nfs$v-reply-chunk" rises $F_REPLY_CHUNKS "reply chunk" op_readdir || rc=1
@@ -79,8 +189,12 @@ paths_version() {
 paths_client() {
 	local rc=0
 	nfs_client_prepare || return 1
+	if [ "$CLIENT_TRANSPORT" = ours ]; then
+		subtest sysctls check_sysctls || rc=1
+	fi
 	paths_version 3 || rc=1
 	paths_version 4.1 || rc=1
+	paths_nomsg || rc=1
 	return $rc
 }
 
