@@ -277,11 +277,17 @@ static int xprtrdma_ep_create_qp(struct xprtrdma_ep *ep)
 	u32 send_depth, recv_depth;
 	unsigned int nr_reqs = ep->xp->nr_reqs;
 
+	/*
+	 * One more of each for the drain markers of ib_drain_qp().  A send
+	 * queue too short for every slot's worst case caps the calls in
+	 * flight instead (xprtrdma_update_credits), so no post can overrun it.
+	 */
+	if (attrs->max_qp_wr < XPRTRDMA_WRS_PER_REQ + 1)
+		return -EINVAL;
+	ep->max_reqs = min_t(u32, nr_reqs,
+			     (attrs->max_qp_wr - 1) / XPRTRDMA_WRS_PER_REQ);
 	recv_depth = nr_reqs + XPRTRDMA_EXTRA_RECVS;
-	send_depth = nr_reqs * XPRTRDMA_WRS_PER_REQ;
-	/* One more of each for the drain markers of ib_drain_qp(). */
-	if (send_depth + 1 > attrs->max_qp_wr)
-		send_depth = attrs->max_qp_wr - 1;
+	send_depth = ep->max_reqs * XPRTRDMA_WRS_PER_REQ;
 	if (recv_depth + 1 > attrs->max_qp_wr)
 		return -EINVAL;
 
@@ -473,6 +479,7 @@ void xprtrdma_connect_worker(struct work_struct *work)
 		spin_lock(&xprt->transport_lock);
 		/* Until the server says otherwise, one credit (RFC 8166). */
 		xp->credits = 1;
+		xp->max_credits = xp->ep->max_reqs;
 		xprt->cwnd = RPC_CWNDSCALE;
 		spin_unlock(&xprt->transport_lock);
 		/*

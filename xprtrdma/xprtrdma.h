@@ -173,6 +173,7 @@ struct xprtrdma_rep {
  * @post_lock: orders posts from completion handlers against @draining
  * @peer: the server's RFC 8797 private data, or the defaults
  * @max_send: largest RPC-over-RDMA message we may send
+ * @max_reqs: calls the send queue can carry at once, at most one per slot
  * @mr_depth: pages per MR
  * @mr_lock: protects @mr_free
  * @mr_free: idle MRs
@@ -199,6 +200,7 @@ struct xprtrdma_ep {
 	spinlock_t post_lock;
 	struct nfsrdma_wire_cm_pdata peer;
 	u32 max_send;
+	u32 max_reqs;
 	u32 mr_depth;
 	spinlock_t mr_lock;
 	struct list_head mr_free;
@@ -299,6 +301,7 @@ struct xprtrdma_req {
  * @nr_reqs: entries in @reqs
  * @free_reqs: unused slots, protected by xprt->reserve_lock
  * @credits: credit limit the server granted most recently
+ * @max_credits: most calls the current connection can have in flight
  * @hdr: call header being built; ->send_request runs under XPRT_LOCKED,
  *	so one is enough
  * @bc_lock: protects @bc_free and @bc_all
@@ -317,6 +320,7 @@ struct xprtrdma_xprt {
 	unsigned int nr_reqs;
 	struct list_head free_reqs;
 	u32 credits;
+	u32 max_credits;
 	struct nfsrdma_wire_hdr *hdr;
 	spinlock_t bc_lock;
 	struct list_head bc_free;
@@ -355,6 +359,7 @@ int xprtrdma_register_xdr(struct xprtrdma_req *req, struct xdr_buf *xdr,
 			  struct ib_send_wr **first, struct ib_send_wr **last);
 void xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey);
 void xprtrdma_mrs_drop(struct xprtrdma_req *req);
+void xprtrdma_qp_fence(struct xprtrdma_ep *ep);
 
 /* marshal.c */
 int xprtrdma_send_request(struct rpc_rqst *rqst);
