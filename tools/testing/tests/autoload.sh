@@ -25,6 +25,17 @@ not_loaded() {
 	return 0
 }
 
+# unload_soon MODULE: the last user let go (transports are freed from
+# work items, so allow a few seconds) and modprobe -r takes it out.
+unload_soon() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		[ "$(cat "/sys/module/$1/refcnt")" = 0 ] && break
+		sleep 0.1
+	done
+	modprobe -r "$1" || { fail "$1 cannot be unloaded (refcnt $(cat "/sys/module/$1/refcnt"))"; return 1; }
+}
+
 listening() {
 	grep -qx "rdma $NFS_PORT" /proc/fs/nfsd/portlist ||
 		{ fail "no rdma $NFS_PORT in the portlist"; return 1; }
@@ -44,7 +55,7 @@ server_phases() {
 	not_loaded svcrdma xprtrdma rpcrdma &&
 		AUTOLOAD=1 nfs_server_start &&
 		subtest portlist serve_phase portlist || return 1
-	modprobe -r svcrdma || { fail "svcrdma cannot be unloaded after nfsd stopped"; return 1; }
+	unload_soon svcrdma || return 1
 	not_loaded svcrdma &&
 		AUTOLOAD=1 NFSD_RDMA=conf nfs_server_start &&
 		subtest nfs-conf serve_phase nfs-conf
@@ -66,8 +77,7 @@ client_phase() {
 		cmp /tmp/autoload.bin "$MNT/autoload-$1" || { fail "read-back differs"; rc=1; }
 		rm -f "$MNT/autoload-$1"
 		nfs_umount || rc=1
-		sleep 1
-		modprobe -r xprtrdma || { fail "xprtrdma cannot be unloaded after umount"; rc=1; }
+		unload_soon xprtrdma || rc=1
 	else
 		rc=1
 	fi
