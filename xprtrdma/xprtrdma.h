@@ -181,6 +181,9 @@ struct xprtrdma_rep {
  * @nr_mrs: entries in @mrs
  * @reps: receive objects
  * @nr_reps: entries in @reps
+ * @flags: XPRTRDMA_EP_* bits
+ * @ka_work: periodic keepalive probe
+ * @ka_cqe: completion of the probe
  * @scratch: decoded header of the reply being handled; the receive CQ is
  *	polled by one work item at a time, so one is enough
  * @pdata: our private data, kept for rdma_connect
@@ -208,8 +211,16 @@ struct xprtrdma_ep {
 	unsigned int nr_mrs;
 	struct xprtrdma_rep *reps;
 	unsigned int nr_reps;
+	unsigned long flags;
+	struct delayed_work ka_work;
+	struct ib_cqe ka_cqe;
 	struct nfsrdma_wire_hdr *scratch;
 	u8 pdata[NFSRDMA_WIRE_CM_PDATA_SIZE];
+};
+
+/* Bits in &xprtrdma_ep.flags */
+enum {
+	XPRTRDMA_EP_KA_BUSY,		/* a keepalive probe is in flight */
 };
 
 /* Bits in &xprtrdma_sendctx.flags */
