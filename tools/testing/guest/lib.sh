@@ -270,8 +270,9 @@ export_path() {
 # over rdma6); the default is the server VM's IPv4 address.
 nfs_mount() {
 	local line host=${NFS_HOST:-$SERVER_ADDR} proto=rdma
+	# mount.nfs takes "rdma" as IPv4 only; IPv6 needs the rdma6 netid.
 	[[ $host == \[* ]] && proto=rdma6
-	mount -t nfs -o "vers=$1,rdma,port=$NFS_PORT${2:+,$2}" \
+	mount -t nfs -o "vers=$1,proto=$proto,port=$NFS_PORT${2:+,$2}" \
 		"$host:$(export_path "$1")" "$MNT" ||
 		fail "mount vers=$1 over rdma failed" || return 1
 	line=$(awk -v m="$MNT" '$2 == m' /proc/mounts)
