@@ -46,9 +46,14 @@ static void svcrdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	svc_xprt_enqueue(&xp->xprt);
 }
 
+/* Hand a receive buffer (back) to the device; the CPU is done with it. */
 static int svcrdma_recv_post(struct svcrdma_recv_ctxt *rc)
 {
-	return ib_post_recv(rc->xp->qp, &rc->wr, NULL);
+	struct svcrdma_xprt *xp = rc->xp;
+
+	ib_dma_sync_single_for_device(xp->dev, rc->sge.addr, xp->recv_size,
+				      DMA_FROM_DEVICE);
+	return ib_post_recv(xp->qp, &rc->wr, NULL);
 }
 
 static void svcrdma_recv_free(struct svcrdma_xprt *xp,
@@ -192,9 +197,10 @@ static void svcrdma_stream_write(struct page **pages, u32 off,
 }
 
 /*
- * Queue RDMA Reads for the segments of the Read chunk starting at
- * hdr->read[*idx], landing at byte @off of the stream.  Advances *idx past
- * the chunk and returns the chunk's length, or a negative errno.
+ * Walk the segments of the Read chunk starting at hdr->read[*idx], landing
+ * at byte @off of the stream, and (with @set) queue their RDMA Reads.
+ * Advances *idx past the chunk and returns the chunk's length, or a
+ * negative errno.
  */
 static long svcrdma_read_chunk(struct svcrdma_xprt *xp,
 			       struct svcrdma_rw_set *set,
@@ -214,21 +220,98 @@ static long svcrdma_read_chunk(struct svcrdma_xprt *xp,
 			continue;
 		if (seg->length > limit || off + total > limit - seg->length)
 			return -E2BIG;
-		ret = svcrdma_rw_add(xp, set, stream, off + total,
-				     seg->length, seg->handle, seg->offset);
-		if (ret)
-			return ret;
+		if (set) {
+			ret = svcrdma_rw_add(xp, set, stream, off + total,
+					     seg->length, seg->handle,
+					     seg->offset);
+			if (ret)
+				return ret;
+		}
 		total += seg->length;
 	}
 	return total;
 }
 
 /*
- * Build the call's XDR stream in rqstp->rq_pages and point rq_arg at it.
+ * Lay the call's XDR stream out in rqstp->rq_pages.  Without @set this
+ * copies the inline pieces (and the pads the chunks omit) into place;
+ * with @set it only queues the RDMA Reads that fill the gaps.  Both walks
+ * take the same path, so the offsets agree, and the pages are DMA-mapped
+ * for the Reads only after the CPU has finished writing them.
  *
  * Positions count bytes of the complete stream, chunk data included, so
  * the inline offset of a chunk is its position less the chunk bytes (and
  * padding) already inserted before it.
+ *
+ * Return: stream length, -EINVAL/-E2BIG for a call we answer with
+ * ERR_CHUNK, or another negative errno.
+ */
+static int svcrdma_lay_out_call(struct svc_rqst *rqstp,
+				struct svcrdma_xprt *xp,
+				const struct nfsrdma_wire_hdr *hdr,
+				const u8 *inl, u32 inl_len, u32 limit,
+				const struct xdr_buf *stream,
+				struct svcrdma_rw_set *set)
+{
+	u32 out = 0, cur = 0, shift = 0;
+	unsigned int i = 0;
+	long clen;
+
+	if (hdr->proc == NFSRDMA_WIRE_PROC_NOMSG) {
+		/*
+		 * The whole call is in the Position-zero chunk.  A second
+		 * chunk would have to be spliced into data we have not
+		 * read yet; no client sends one, so refuse it.
+		 */
+		clen = svcrdma_read_chunk(xp, set, stream, hdr, &i, 0, limit);
+		if (clen < 0)
+			return clen;
+		if (i != hdr->nr_read || !clen)
+			return -EINVAL;
+		return clen;
+	}
+
+	while (i < hdr->nr_read) {
+		u32 pos = hdr->read[i].position;
+		u32 at;
+
+		if (pos < shift || pos - shift < cur || pos - shift > inl_len)
+			return -EINVAL;
+		at = pos - shift;
+		if (at - cur > limit - out)
+			return -E2BIG;
+		if (!set)
+			svcrdma_stream_write(rqstp->rq_pages, out, inl + cur,
+					     at - cur);
+		out += at - cur;
+		cur = at;
+
+		clen = svcrdma_read_chunk(xp, set, stream, hdr, &i, out,
+					  limit);
+		if (clen < 0)
+			return clen;
+		out += clen;
+		/* The chunk omits the XDR roundup; put it back. */
+		if (xdr_pad_size(clen) > limit - out)
+			return -E2BIG;
+		if (!set)
+			svcrdma_stream_write(rqstp->rq_pages, out, NULL,
+					     xdr_pad_size(clen));
+		out += xdr_pad_size(clen);
+		shift += clen + xdr_pad_size(clen);
+	}
+	if (inl_len - cur > limit - out)
+		return -E2BIG;
+	if (!set)
+		svcrdma_stream_write(rqstp->rq_pages, out, inl + cur,
+				     inl_len - cur);
+	out += inl_len - cur;
+	return out;
+}
+
+/*
+ * Build the call's XDR stream in rqstp->rq_pages, pulling its Read chunks,
+ * and point rq_arg at it.
  *
  * Return: stream length, -EINVAL/-E2BIG for a call we answer with
  * ERR_CHUNK, or another negative errno for a broken connection.
@@ -249,78 +332,25 @@ static int svcrdma_build_call(struct svc_rqst *rqstp, struct svcrdma_xprt *xp,
 	};
 	struct svcrdma_rw_set set;
 	struct xdr_buf *arg = &rqstp->rq_arg;
-	u32 out = 0, cur = 0, shift = 0;
-	unsigned int i = 0, pages;
-	long clen;
+	unsigned int pages;
+	u32 out;
 	int ret;
 
 	svcrdma_rw_init(&set, DMA_FROM_DEVICE);
-
-	if (hdr->proc == NFSRDMA_WIRE_PROC_NOMSG) {
-		/*
-		 * The whole call is in the Position-zero chunk.  A second
-		 * chunk would have to be spliced into data we have not
-		 * read yet; no client sends one, so refuse it.
-		 */
-		clen = svcrdma_read_chunk(xp, &set, &stream, hdr, &i, 0, limit);
-		if (clen < 0) {
-			ret = clen;
-			goto out;
-		}
-		if (i != hdr->nr_read || !clen) {
-			ret = -EINVAL;
-			goto out;
-		}
-		out = clen;
-	} else {
-		while (i < hdr->nr_read) {
-			u32 pos = hdr->read[i].position;
-			u32 at;
-
-			if (pos < shift || pos - shift < cur ||
-			    pos - shift > inl_len) {
-				ret = -EINVAL;
-				goto out;
-			}
-			at = pos - shift;
-			if (at - cur > limit - out) {
-				ret = -E2BIG;
-				goto out;
-			}
-			svcrdma_stream_write(rqstp->rq_pages, out, inl + cur,
-					     at - cur);
-			out += at - cur;
-			cur = at;
-
-			clen = svcrdma_read_chunk(xp, &set, &stream, hdr, &i,
-						  out, limit);
-			if (clen < 0) {
-				ret = clen;
-				goto out;
-			}
-			out += clen;
-			/* The chunk omits the XDR roundup; put it back. */
-			if (xdr_pad_size(clen) > limit - out) {
-				ret = -E2BIG;
-				goto out;
-			}
-			svcrdma_stream_write(rqstp->rq_pages, out, NULL,
-					     xdr_pad_size(clen));
-			out += xdr_pad_size(clen);
-			shift += clen + xdr_pad_size(clen);
-		}
-		if (inl_len - cur > limit - out) {
-			ret = -E2BIG;
-			goto out;
-		}
-		svcrdma_stream_write(rqstp->rq_pages, out, inl + cur,
-				     inl_len - cur);
-		out += inl_len - cur;
-	}
-
+	ret = svcrdma_lay_out_call(rqstp, xp, hdr, inl, inl_len, limit,
+				   &stream, NULL);
+	if (ret < 0)
+		goto out;
+	out = ret;
 	if (out < 8) {	/* not even an XID and a direction */
 		ret = -EINVAL;
 		goto out;
+	}
+	if (hdr->nr_read) {
+		ret = svcrdma_lay_out_call(rqstp, xp, hdr, inl, inl_len, limit,
+					   &stream, &set);
+		if (ret < 0)
+			goto out;
 	}
 	if (set.nr_wrs) {
 		ret = svcrdma_rw_read_wait(xp, &set);

@@ -224,11 +224,7 @@ int svcrdma_rw_read_wait(struct svcrdma_xprt *xp, struct svcrdma_rw_set *set)
 	first = svcrdma_rw_chain(xp, set, NULL);
 	ret = ib_post_send(xp->qp, first, &bad);
 	if (ret) {
-		/*
-		 * A post fails as a whole when the QP has left RTS, which
-		 * is the only way it fails given our send queue accounting.
-		 */
-		svc_xprt_deferred_close(&xp->xprt);
+		svcrdma_post_failed(xp, first, bad);
 		svcrdma_sq_put(xp, set->nr_wrs);
 		return -ENOTCONN;
 	}

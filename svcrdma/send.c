@@ -199,7 +199,7 @@ static int svcrdma_post_send(struct svcrdma_xprt *xp,
 		first = svcrdma_rw_chain(xp, set, &sc->wr);
 	ret = ib_post_send(xp->qp, first, &bad);
 	if (ret) {
-		svc_xprt_deferred_close(&xp->xprt);
+		svcrdma_post_failed(xp, first, bad);
 		svcrdma_sq_put(xp, nr);
 		ret = -ENOTCONN;
 		goto out_put;

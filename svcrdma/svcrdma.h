@@ -218,6 +218,9 @@ int svcrdma_devices_init(void);
 void svcrdma_devices_exit(void);
 int svcrdma_sq_get(struct svcrdma_xprt *xp, unsigned int n);
 void svcrdma_sq_put(struct svcrdma_xprt *xp, unsigned int n);
+void svcrdma_post_failed(struct svcrdma_xprt *xp,
+			 const struct ib_send_wr *first,
+			 const struct ib_send_wr *bad);
 
 /* recv.c */
 int svcrdma_recvs_create(struct svcrdma_xprt *xp);

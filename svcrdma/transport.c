@@ -27,7 +27,8 @@
 
 /* Connections that hold verbs resources, for device removal. */
 static LIST_HEAD(svcrdma_conns);
-static DEFINE_MUTEX(svcrdma_conns_lock);
+/* A spinlock: svcrdma_device_busy() runs inside a wait_event() condition. */
+static DEFINE_SPINLOCK(svcrdma_conns_lock);
 static DECLARE_WAIT_QUEUE_HEAD(svcrdma_conns_wait);
 
 /**
@@ -107,6 +108,33 @@ static void svcrdma_close(struct svcrdma_xprt *xp)
 {
 	svc_xprt_deferred_close(&xp->xprt);
 	svcrdma_wake_all(xp);
+}
+
+/**
+ * svcrdma_post_failed - handle a chain that ib_post_send() did not take
+ * @xp: connection
+ * @first: first work request of the chain
+ * @bad: the work request the provider stopped at
+ *
+ * When the provider stopped part way, the WRs before @bad are on the wire
+ * and may still read or write the memory the caller is about to unmap and
+ * give back to nfsd; their last one is not signaled, so no completion
+ * will say when they are done.  A QP in the Error state executes nothing
+ * more, so moving it there first makes the caller's cleanup safe.  Either
+ * way the connection is closed: its send queue accounting is now wrong.
+ *
+ * Context: process.
+ */
+void svcrdma_post_failed(struct svcrdma_xprt *xp,
+			 const struct ib_send_wr *first,
+			 const struct ib_send_wr *bad)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	if (bad != first && ib_modify_qp(xp->qp, &attr, IB_QP_STATE))
+		pr_warn_ratelimited("svcrdma: cannot stop the QP of %s\n",
+				    xp->xprt.xpt_remotebuf);
+	svcrdma_close(xp);
 }
 
 /*
@@ -327,10 +355,10 @@ static int svcrdma_conn_setup(struct svcrdma_xprt *xp)
 
 	xp->dev = dev;
 	xp->port = id->port_num;
-	mutex_lock(&svcrdma_conns_lock);
+	spin_lock(&svcrdma_conns_lock);
 	list_add_tail(&xp->dev_node, &svcrdma_conns);
 	set_bit(SVCRDMA_F_ON_DEVLIST, &xp->flags);
-	mutex_unlock(&svcrdma_conns_lock);
+	spin_unlock(&svcrdma_conns_lock);
 
 	xp->credits = min_t(u32, svcrdma_credits, max_wr / 2);
 	/*
@@ -535,9 +563,9 @@ static void svcrdma_free(struct svc_xprt *xprt)
 		ib_dealloc_pd(xp->pd);
 	rdma_destroy_id(xp->cm_id);
 	if (test_bit(SVCRDMA_F_ON_DEVLIST, &xp->flags)) {
-		mutex_lock(&svcrdma_conns_lock);
+		spin_lock(&svcrdma_conns_lock);
 		list_del(&xp->dev_node);
-		mutex_unlock(&svcrdma_conns_lock);
+		spin_unlock(&svcrdma_conns_lock);
 		wake_up_all(&svcrdma_conns_wait);
 	}
 	kfree(xp);
@@ -587,14 +615,14 @@ static bool svcrdma_device_busy(struct ib_device *dev)
 	struct svcrdma_xprt *xp;
 	bool busy = false;
 
-	mutex_lock(&svcrdma_conns_lock);
+	spin_lock(&svcrdma_conns_lock);
 	list_for_each_entry(xp, &svcrdma_conns, dev_node) {
 		if (xp->dev == dev) {
 			busy = true;
 			break;
 		}
 	}
-	mutex_unlock(&svcrdma_conns_lock);
+	spin_unlock(&svcrdma_conns_lock);
 	return busy;
 }
 
@@ -612,11 +640,11 @@ static void svcrdma_remove_one(struct ib_device *dev, void *client_data)
 {
 	struct svcrdma_xprt *xp;
 
-	mutex_lock(&svcrdma_conns_lock);
+	spin_lock(&svcrdma_conns_lock);
 	list_for_each_entry(xp, &svcrdma_conns, dev_node)
 		if (xp->dev == dev)
 			svcrdma_close(xp);
-	mutex_unlock(&svcrdma_conns_lock);
+	spin_unlock(&svcrdma_conns_lock);
 
 	if (svcrdma_device_busy(dev))
 		pr_info("svcrdma: %s removed, closing its connections\n",

@@ -21,6 +21,18 @@
 #include "xprtrdma.h"
 #include "trace.h"
 
+/*
+ * RDMA has no keepalive of its own: a server that vanishes without a
+ * Disconnect leaves an idle connection up forever, and the mount notices
+ * only when an RPC times out.  A zero-length RDMA Write needs no buffer
+ * or rkey at the server but must be acknowledged, so a dead peer shows up
+ * as a failed completion within the transport's retry time.
+ */
+static unsigned int xprtrdma_keepalive = 30;
+module_param_named(keepalive, xprtrdma_keepalive, uint, 0644);
+MODULE_PARM_DESC(keepalive,
+		 "Seconds between zero-length RDMA Write probes of each connection (0: none)");
+
 /* Every live connection, for the device-removal client. */
 static LIST_HEAD(xprtrdma_eps);
 static DEFINE_SPINLOCK(xprtrdma_eps_lock);
@@ -111,6 +123,51 @@ static void xprtrdma_qp_event(struct ib_event *event, void *context)
 		xprtrdma_force_disconnect(ep->xp);
 		break;
 	}
+}
+
+static void xprtrdma_ka_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct xprtrdma_ep *ep =
+		container_of(wc->wr_cqe, struct xprtrdma_ep, ka_cqe);
+
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
+		pr_info_ratelimited("xprtrdma: %s stopped answering (%s); reconnecting\n",
+				    xprtrdma_peer(ep),
+				    ib_wc_status_msg(wc->status));
+		xprtrdma_force_disconnect(ep->xp);
+	}
+	clear_bit(XPRTRDMA_EP_KA_BUSY, &ep->flags);
+}
+
+static void xprtrdma_ka_work(struct work_struct *work)
+{
+	struct xprtrdma_ep *ep = container_of(to_delayed_work(work),
+					      struct xprtrdma_ep, ka_work);
+	unsigned int secs = READ_ONCE(xprtrdma_keepalive);
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.opcode = IB_WR_RDMA_WRITE,
+			.wr_cqe = &ep->ka_cqe,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+	};
+	unsigned long flags;
+	int ret = 0;
+
+	/* One probe at a time: a probe still in flight proves nothing yet. */
+	if (secs && !test_and_set_bit(XPRTRDMA_EP_KA_BUSY, &ep->flags)) {
+		spin_lock_irqsave(&ep->post_lock, flags);
+		ret = ep->draining ? -ESHUTDOWN :
+			ib_post_send(ep->cm_id->qp, &wr.wr, NULL);
+		spin_unlock_irqrestore(&ep->post_lock, flags);
+		if (ret) {
+			clear_bit(XPRTRDMA_EP_KA_BUSY, &ep->flags);
+			if (ret != -ESHUTDOWN)
+				xprtrdma_force_disconnect(ep->xp);
+			return;
+		}
+	}
+	queue_delayed_work(system_wq, &ep->ka_work, (secs ?: 30) * HZ);
 }
 
 /* Wait for the CM handler to finish one setup step. */
@@ -208,6 +265,8 @@ static void xprtrdma_ep_free(struct xprtrdma_ep *ep)
 	unsigned long flags;
 	unsigned int i;
 
+	/* Before the drain: the probe must not be posted behind its marker. */
+	cancel_delayed_work_sync(&ep->ka_work);
 	if (ep->cm_id->qp) {
 		if (ep->established)
 			rdma_disconnect(ep->cm_id);
@@ -281,11 +340,18 @@ static int xprtrdma_ep_create_qp(struct xprtrdma_ep *ep)
 	u32 send_depth, recv_depth;
 	unsigned int nr_reqs = ep->xp->nr_reqs;
 
+	/*
+	 * One more of each for the drain markers of ib_drain_qp().  A send
+	 * queue too short for every slot's worst case caps the calls in
+	 * flight instead (xprtrdma_update_credits), so no post can overrun it.
+	 */
+	if (attrs->max_qp_wr < XPRTRDMA_WRS_PER_REQ + 2)
+		return -EINVAL;
+	ep->max_reqs = min_t(u32, nr_reqs,
+			     (attrs->max_qp_wr - 2) / XPRTRDMA_WRS_PER_REQ);
 	recv_depth = nr_reqs + XPRTRDMA_EXTRA_RECVS;
-	send_depth = nr_reqs * XPRTRDMA_WRS_PER_REQ;
-	/* One more of each for the drain markers of ib_drain_qp(). */
-	if (send_depth + 1 > attrs->max_qp_wr)
-		send_depth = attrs->max_qp_wr - 1;
+	/* And one for the keepalive probe. */
+	send_depth = ep->max_reqs * XPRTRDMA_WRS_PER_REQ + 1;
 	if (recv_depth + 1 > attrs->max_qp_wr)
 		return -EINVAL;
 
@@ -368,6 +434,8 @@ static int xprtrdma_ep_create(struct xprtrdma_xprt *xp)
 	spin_lock_init(&ep->post_lock);
 	INIT_LIST_HEAD(&ep->mr_free);
 	INIT_LIST_HEAD(&ep->list);
+	INIT_DELAYED_WORK(&ep->ka_work, xprtrdma_ka_work);
+	ep->ka_cqe.done = xprtrdma_ka_done;
 	nfsrdma_wire_decode_cm_pdata(&ep->peer, NULL, 0);
 	ep->scratch = kzalloc(sizeof(*ep->scratch), GFP_KERNEL);
 	if (!ep->scratch) {
@@ -428,6 +496,8 @@ static int xprtrdma_ep_create(struct xprtrdma_xprt *xp)
 
 	ep->max_send = min_t(u32, xp->inline_send, ep->peer.recv_size);
 	xp->ep = ep;
+	queue_delayed_work(system_wq, &ep->ka_work,
+			   (READ_ONCE(xprtrdma_keepalive) ?: 30) * HZ);
 	return 0;
 
 out_free:
@@ -480,6 +550,7 @@ void xprtrdma_connect_worker(struct work_struct *work)
 		spin_lock(&xprt->transport_lock);
 		/* Until the server says otherwise, one credit (RFC 8166). */
 		xp->credits = 1;
+		xp->max_credits = xp->ep->max_reqs;
 		xprt->cwnd = RPC_CWNDSCALE;
 		spin_unlock(&xprt->transport_lock);
 		/*

@@ -361,22 +361,47 @@ void xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey)
 		atomic_long_inc(&xp->stats.local_invs);
 	}
 
-	if (tail && ep && !READ_ONCE(ep->draining)) {
+	if (!tail)
+		goto out_drop;
+	if (!READ_ONCE(ep->draining)) {
 		tail->signaled = true;
 		last->send_flags = IB_SEND_SIGNALED;
 		reinit_completion(&req->inv_done);
 		ret = ib_post_send(ep->cm_id->qp, first, &bad);
 		if (!ret) {
 			wait_for_completion(&req->inv_done);
-		} else {
-			/*
-			 * Nothing can be waited for; breaking the connection
-			 * is what finally takes the rkeys away from the peer.
-			 */
-			pr_warn_ratelimited("xprtrdma: LOCAL_INV post failed (%d)\n",
-					    ret);
-			xprt_force_disconnect(&xp->xprt);
+			goto out_drop;
 		}
+		pr_warn_ratelimited("xprtrdma: LOCAL_INV to %s could not be posted (%d)\n",
+				    xp->xprt.address_strings[RPC_DISPLAY_ADDR],
+				    ret);
+		xprt_force_disconnect(&xp->xprt);
 	}
+	xprtrdma_qp_fence(ep);
+out_drop:
 	xprtrdma_mrs_drop(req);
+}
+
+/**
+ * xprtrdma_qp_fence - cut the server off from every MR of a connection
+ * @ep: connection whose rkeys cannot be invalidated one by one
+ *
+ * When LOCAL_INV cannot be posted (the connection is failing or being torn
+ * down), the server may still hold valid rkeys for pages the upper layer is
+ * about to reuse.  A QP in the Error state answers no further RDMA Read or
+ * Write, so moving it there (idempotent, and what teardown does anyway)
+ * fences every MR at once and makes it safe to unmap and recycle them.
+ *
+ * Context: process context; the caller keeps @ep alive (holds the
+ * request's mr_mutex, or is the teardown path itself).
+ */
+void xprtrdma_qp_fence(struct xprtrdma_ep *ep)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	int ret;
+
+	ret = ib_modify_qp(ep->cm_id->qp, &attr, IB_QP_STATE);
+	if (ret)
+		pr_warn_ratelimited("xprtrdma: cannot move QP %u to Error (%d)\n",
+				    ep->cm_id->qp->qp_num, ret);
 }

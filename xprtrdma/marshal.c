@@ -452,12 +452,14 @@ int xprtrdma_send_request(struct rpc_rqst *rqst)
 {
 	struct rpc_xprt *xprt = rqst->rq_xprt;
 	struct xprtrdma_xprt *xp = xprtrdma_xp(xprt);
-	struct xprtrdma_req *req = xprtrdma_req(rqst);
 	struct xprtrdma_ep *ep = xp->ep;
+	struct xprtrdma_req *req;
 	int ret;
 
+	/* A backchannel reply's rqst lives in a struct xprtrdma_bc. */
 	if (bc_prealloc(rqst))
 		return xprtrdma_bc_send(rqst);
+	req = xprtrdma_req(rqst);
 	if (!ep || !xprt_connected(xprt))
 		return -ENOTCONN;
 	if (!xprt_request_get_cong(xprt, rqst))

@@ -170,8 +170,18 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 			/*
 			 * RFC 8167: a backward-direction Call.  Its credit
 			 * field asks for backchannel credits; it grants
-			 * nothing for our forward calls.
+			 * nothing for our forward calls.  Backward calls
+			 * travel inline only, and the reply is matched by
+			 * the RPC message's own XID, which must be the one
+			 * the transport header carries.
 			 */
+			if (hdr->nr_read || hdr->nr_write || hdr->has_reply ||
+			    *(__be32 *)inl != hdr->xid) {
+				xp->stats.bad_replies++;
+				pr_warn_ratelimited("xprtrdma: backward call from %s with chunks or a mismatched XID dropped\n",
+						    xprtrdma_rep_peer(xp));
+				return;
+			}
 			xprtrdma_bc_receive(xp, hdr->xid, inl, ilen);
 			return;
 		}

@@ -321,8 +321,11 @@ void xprtrdma_update_credits(struct xprtrdma_xprt *xp, u32 credits)
 {
 	struct rpc_xprt *xprt = &xp->xprt;
 
-	/* Zero would stall us forever; more than we can use is pointless. */
-	credits = clamp_t(u32, credits, 1, xp->nr_reqs);
+	/*
+	 * Zero would stall us forever; more than the slots, or than the send
+	 * queue can carry, is unusable.
+	 */
+	credits = clamp_t(u32, credits, 1, READ_ONCE(xp->max_credits));
 	if (credits == xp->credits)
 		return;
 	spin_lock(&xprt->transport_lock);
@@ -453,6 +456,7 @@ struct rpc_xprt *xprtrdma_setup(struct xprt_create *args)
 	if (ret)
 		goto out_free_reqs;
 	xp->credits = 1;
+	xp->max_credits = 1;
 	xprt->cwnd = RPC_CWNDSCALE;
 
 	ret = xprtrdma_format_addresses(xprt);

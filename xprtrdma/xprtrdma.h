@@ -199,6 +199,7 @@ struct xprtrdma_rep {
  * @post_lock: orders posts from completion handlers against @draining
  * @peer: the server's RFC 8797 private data, or the defaults
  * @max_send: largest RPC-over-RDMA message we may send
+ * @max_reqs: calls the send queue can carry at once, at most one per slot
  * @mr_depth: pages per MR
  * @mr_lock: protects @mr_free
  * @mr_free: idle MRs
@@ -206,6 +207,9 @@ struct xprtrdma_rep {
  * @nr_mrs: entries in @mrs
  * @reps: receive objects
  * @nr_reps: entries in @reps
+ * @flags: XPRTRDMA_EP_* bits
+ * @ka_work: periodic keepalive probe
+ * @ka_cqe: completion of the probe
  * @scratch: decoded header of the reply being handled; the receive CQ is
  *	polled by one work item at a time, so one is enough
  * @pdata: our private data, kept for rdma_connect
@@ -225,6 +229,7 @@ struct xprtrdma_ep {
 	spinlock_t post_lock;
 	struct nfsrdma_wire_cm_pdata peer;
 	u32 max_send;
+	u32 max_reqs;
 	u32 mr_depth;
 	spinlock_t mr_lock;
 	struct list_head mr_free;
@@ -232,8 +237,16 @@ struct xprtrdma_ep {
 	unsigned int nr_mrs;
 	struct xprtrdma_rep *reps;
 	unsigned int nr_reps;
+	unsigned long flags;
+	struct delayed_work ka_work;
+	struct ib_cqe ka_cqe;
 	struct nfsrdma_wire_hdr *scratch;
 	u8 pdata[NFSRDMA_WIRE_CM_PDATA_SIZE];
+};
+
+/* Bits in &xprtrdma_ep.flags */
+enum {
+	XPRTRDMA_EP_KA_BUSY,		/* a keepalive probe is in flight */
 };
 
 /* Bits in &xprtrdma_sendctx.flags */
@@ -326,6 +339,7 @@ struct xprtrdma_req {
  * @nr_reqs: entries in @reqs
  * @free_reqs: unused slots, protected by xprt->reserve_lock
  * @credits: credit limit the server granted most recently
+ * @max_credits: most calls the current connection can have in flight
  * @hdr: call header being built; ->send_request runs under XPRT_LOCKED,
  *	so one is enough
  * @bc_lock: protects @bc_free and @bc_all
@@ -348,6 +362,7 @@ struct xprtrdma_xprt {
 	unsigned int nr_reqs;
 	struct list_head free_reqs;
 	u32 credits;
+	u32 max_credits;
 	struct nfsrdma_wire_hdr *hdr;
 	spinlock_t bc_lock;
 	struct list_head bc_free;
@@ -388,6 +403,7 @@ int xprtrdma_register_xdr(struct xprtrdma_req *req, struct xdr_buf *xdr,
 			  struct ib_send_wr **first, struct ib_send_wr **last);
 void xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey);
 void xprtrdma_mrs_drop(struct xprtrdma_req *req);
+void xprtrdma_qp_fence(struct xprtrdma_ep *ep);
 
 /* marshal.c */
 int xprtrdma_send_request(struct rpc_rqst *rqst);

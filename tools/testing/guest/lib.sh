@@ -199,9 +199,16 @@ guest_prepare() {
 }
 
 # nfs_server_start: knfsd exporting a tmpfs, listening on TCP 2049 and on
-# RDMA $NFS_PORT, the way an admin's recipe does it.
+# RDMA $NFS_PORT, the way an admin's recipe does it: the RDMA listener is
+# added through the portlist or, with NFSD_RDMA=conf, by rpc.nfsd from
+# /etc/nfs.conf.  With AUTOLOAD=1 nothing loads the transport by hand:
+# nfsd must have it loaded on demand.
 nfs_server_start() {
-	load_transport server || return 1
+	if [ "${AUTOLOAD:-0}" = 1 ]; then
+		[ "$SERVER_TRANSPORT" = ours ] && { install_ours || return 1; }
+	else
+		load_transport server || return 1
+	fi
 	modprobe nfsd || return 1
 	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd || return 1
 	mkdir -p "$EXPORT_DIR" /var/lib/nfs/v4recovery /run/rpcbind
@@ -219,8 +226,14 @@ nfs_server_start() {
 	echo 10 >/proc/fs/nfsd/nfsv4leasetime
 	echo 10 >/proc/fs/nfsd/nfsv4gracetime
 	sysctl -qw fs.nfs.nlm_grace_period=10
-	rpc.nfsd 8 || return 1
-	echo "rdma $NFS_PORT" >/proc/fs/nfsd/portlist || return 1
+	if [ "${NFSD_RDMA:-portlist}" = conf ]; then
+		grep -q '^\[nfsd\]' /etc/nfs.conf || echo '[nfsd]' >>/etc/nfs.conf
+		sed -i "/^\\[nfsd\\]/a rdma=y\\nrdma-port=$NFS_PORT" /etc/nfs.conf
+		rpc.nfsd 8 || return 1
+	else
+		rpc.nfsd 8 || return 1
+		echo "rdma $NFS_PORT" >/proc/fs/nfsd/portlist || return 1
+	fi
 	grep -q "^rdma $NFS_PORT" /proc/fs/nfsd/portlist || fail "no rdma listener in portlist"
 	log "nfsd listening: $(tr '\n' ' ' </proc/fs/nfsd/portlist)"
 }
@@ -236,7 +249,11 @@ nfs_server_stop() {
 }
 
 nfs_client_prepare() {
-	load_transport client || return 1
+	if [ "${AUTOLOAD:-0}" = 1 ]; then
+		[ "$CLIENT_TRANSPORT" = ours ] && { install_ours || return 1; }
+	else
+		load_transport client || return 1
+	fi
 	mkdir -p "$MNT" /run/rpcbind
 	pgrep -x rpcbind >/dev/null || rpcbind
 	pgrep -x rpc.statd >/dev/null || rpc.statd --no-notify 2>/dev/null
@@ -248,17 +265,21 @@ export_path() {
 	if [ "$1" = 3 ]; then echo "$EXPORT_DIR"; else echo /; fi
 }
 
-# nfs_mount VERS [OPTIONS]: mount the export over RDMA and prove it is on RDMA.
+# nfs_mount VERS [OPTIONS]: mount the export over RDMA and prove it is on
+# RDMA.  NFS_HOST names the server (an IPv6 address in brackets mounts
+# over rdma6); the default is the server VM's IPv4 address.
 nfs_mount() {
-	local line
-	mount -t nfs -o "vers=$1,rdma,port=$NFS_PORT${2:+,$2}" \
-		"$SERVER_ADDR:$(export_path "$1")" "$MNT" ||
+	local line host=${NFS_HOST:-$SERVER_ADDR} proto=rdma
+	# mount.nfs takes "rdma" as IPv4 only; IPv6 needs the rdma6 netid.
+	[[ $host == \[* ]] && proto=rdma6
+	mount -t nfs -o "vers=$1,proto=$proto,port=$NFS_PORT${2:+,$2}" \
+		"$host:$(export_path "$1")" "$MNT" ||
 		fail "mount vers=$1 over rdma failed" || return 1
 	line=$(awk -v m="$MNT" '$2 == m' /proc/mounts)
 	log "mounted: $line"
 	case "$line" in
-	*proto=rdma,*) ;;
-	*) fail "mount of $MNT is not proto=rdma: $line" || return 1 ;;
+	*proto=$proto,*) ;;
+	*) fail "mount of $MNT is not proto=$proto: $line" || return 1 ;;
 	esac
 	case "$line" in
 	*port=$NFS_PORT,*) ;;

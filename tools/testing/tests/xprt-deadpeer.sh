@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The server goes silent under an idle mount (its link is taken down: no
+# Disconnect, no error, nothing in flight).  xprtrdma's keepalive probe
+# must notice within DEAD_PEER_SECONDS, say so naming the server, and drop
+# the connection; once the server is back the mount must carry verified
+# data again over a new connection.  NFSv3 keeps the mount truly idle: no
+# lease renewals that a timeout could catch first.
+TIMEOUT=600
+KEEPALIVE=5
+DEAD_PEER_SECONDS=${DEAD_PEER_SECONDS:-90}
+
+test_server() {
+	local rc=0
+	nfs_server_start || { signal abort; return 1; }
+	signal server-ready
+	await client-idle 300 || rc=1
+	ip link set eth0 down || rc=1
+	log "link down; waiting for the client to notice"
+	await client-noticed $((DEAD_PEER_SECONDS + 30)) || rc=1
+	ip link set eth0 up || rc=1
+	signal server-back
+	await client-done 300 || rc=1
+	nfs_server_stop || rc=1
+	return $rc
+}
+
+noticed() {
+	local i
+	for ((i = 0; i < DEAD_PEER_SECONDS; i++)); do
+		if dmesg | grep -q "xprtrdma: $SERVER_ADDR stopped answering" &&
+			[ "$(rdma_connections)" -eq 0 ]; then
+			log "dead server noticed after $i s"
+			return 0
+		fi
+		sleep 1
+	done
+	dmesg | grep xprtrdma | tail -5
+	fail "no keepalive verdict within $DEAD_PEER_SECONDS s (connections: $(rdma_connections))"
+}
+
+served_again() {
+	await server-back 200 || return 1
+	head -c 2000000 /dev/urandom >/tmp/deadpeer.bin
+	cp /tmp/deadpeer.bin "$MNT/deadpeer" || { fail "write after the server came back failed"; return 1; }
+	echo 3 >/proc/sys/vm/drop_caches
+	cmp /tmp/deadpeer.bin "$MNT/deadpeer" || { fail "read-back differs"; return 1; }
+	rm -f "$MNT/deadpeer"
+	log "served again; connections: $(rdma_connections)"
+}
+
+client_part() {
+	local rc=0
+	nfs_client_prepare || return 1
+	echo "$KEEPALIVE" >/sys/module/xprtrdma/parameters/keepalive || return 1
+	nfs_mount 3 || return 1
+	ls "$MNT" >/dev/null
+	[ "$(rdma_connections)" -eq 1 ] || { fail "expected one connection, have $(rdma_connections)"; rc=1; }
+	signal client-idle
+	subtest keepalive-notices noticed || rc=1
+	signal client-noticed
+	subtest served-again served_again || rc=1
+	nfs_umount || rc=1
+	return $rc
+}
+
+test_client() {
+	as_client client_part
+}
