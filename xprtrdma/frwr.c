@@ -344,7 +344,6 @@ void xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey)
 		ep = mr->ep;
 		if (remote && mr->mr->rkey == remote_rkey) {
 			mr->invalidated = true;
-			atomic_long_inc(&xp->stats.remote_invs);
 			continue;
 		}
 		memset(&mr->inv_wr, 0, sizeof(mr->inv_wr));

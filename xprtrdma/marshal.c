@@ -368,8 +368,6 @@ static void xprtrdma_account_call(struct xprtrdma_req *req,
 
 	if (hdr->proc == NFSRDMA_WIRE_PROC_NOMSG)
 		atomic_long_inc(&st->nomsg_calls);
-	else if (!hdr->nr_read)
-		atomic_long_inc(&st->inline_calls);
 	atomic_long_add(hdr->nr_read, &st->read_segs);
 	atomic_long_add(wsegs, &st->write_segs);
 	atomic_long_add(rsegs, &st->reply_segs);
@@ -406,10 +404,8 @@ again:
 	}
 	if (len < 0) {
 		xprtrdma_mrs_drop(req);
-		if (len == -ENOBUFS || len == -ENOMEM) {
-			atomic_long_inc(&xp->stats.mr_exhausted);
+		if (len == -ENOBUFS || len == -ENOMEM)
 			return -ENOBUFS;
-		}
 		atomic_long_inc(&xp->stats.failed_marshal);
 		trace_xprtrdma_marshal_failed(xp, rqst->rq_xid, len);
 		pr_warn_ratelimited("xprtrdma: cannot marshal call to %s: %d\n",

@@ -177,7 +177,9 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 			 */
 			if (hdr->nr_read || hdr->nr_write || hdr->has_reply ||
 			    *(__be32 *)inl != hdr->xid) {
-				xp->stats.bad_replies++;
+				atomic_long_inc(&xp->stats.bad_replies);
+				trace_xprtrdma_reply_rejected(xp, hdr->xid, -EPROTO,
+							      "backward call with chunks or foreign XID");
 				pr_warn_ratelimited("xprtrdma: backward call from %s with chunks or a mismatched XID dropped\n",
 						    xprtrdma_rep_peer(xp));
 				return;

@@ -228,7 +228,7 @@ static void xprtrdma_print_stats(struct rpc_xprt *xprt, struct seq_file *seq)
 		   0UL,
 		   atomic_long_read(&s->failed_marshal),
 		   atomic_long_read(&s->bad_replies));
-	seq_printf(seq, "%lu %lu %lu %lu %lu %lu %lu ",
+	seq_printf(seq, "%lu %lu %lu %lu %lu %lu %lu\n",
 		   atomic_long_read(&s->nomsg_calls),
 		   atomic_long_read(&s->mrs_recycled),
 		   0UL,
@@ -236,10 +236,6 @@ static void xprtrdma_print_stats(struct rpc_xprt *xprt, struct seq_file *seq)
 		   atomic_long_read(&s->local_invs),
 		   0UL,
 		   atomic_long_read(&s->reply_waits_send));
-	seq_printf(seq, "%lu %lu %lu\n",
-		   atomic_long_read(&s->inline_calls),
-		   atomic_long_read(&s->remote_invs),
-		   atomic_long_read(&s->mr_exhausted));
 }
 
 static void xprtrdma_inject_disconnect(struct rpc_xprt *xprt)

@@ -97,12 +97,6 @@ extern struct xprt_class xprtrdma_class;
  * @local_invs: MRs invalidated with LOCAL_INV ("local_inv_needed")
  * @reply_waits_send: replies that arrived before their Send completed
  *	("reply_waits_for_send")
- * @inline_calls: calls sent entirely inline (RDMA_MSG without a Read
- *	chunk); printed after the in-tree fields
- * @remote_invs: MRs the server invalidated with Send With Invalidate;
- *	printed after the in-tree fields
- * @mr_exhausted: times a call was deferred because the MR pool was empty;
- *	printed after the in-tree fields
  *
  * Updated without a common lock from the sender (XPRT_LOCKED), the reply
  * work item, ->buf_free and the connect worker, so every counter is an
@@ -124,9 +118,6 @@ struct xprtrdma_stats {
 	atomic_long_t mrs_allocated;
 	atomic_long_t local_invs;
 	atomic_long_t reply_waits_send;
-	atomic_long_t inline_calls;
-	atomic_long_t remote_invs;
-	atomic_long_t mr_exhausted;
 };
 
 struct xprtrdma_ep;
