@@ -4,8 +4,15 @@
 # messages at the server while an honest client keeps verified I/O going
 # on an NFS mount of the same server.  Every hostile case must get the
 # protocol's error reply or a closed connection, the honest I/O must finish
-# and verify, and (through the harness) neither kernel may splat.
+# and verify, and (through the harness) neither kernel may splat.  On our
+# server the counters must show the ERR_VERS, ERR_CHUNK and closes it
+# answered with, and its gauges must come back to idle afterwards.
 TIMEOUT=900
+IDLE_SECONDS=120
+
+# shellcheck source=tools/testing/tests/svcrdma-stats.inc
+. "$REPO/tools/testing/tests/svcrdma-stats.inc"
+IDLE=/tmp/svcrdma.idle
 
 # honest_io DIR ROUNDS: write, re-read and compare files until told to stop.
 honest_io() {
@@ -38,8 +45,38 @@ hostile_run() {
 	return $rc
 }
 
+# Every hostile connection and the honest mount are gone by now, or
+# about to be: the gauges must come back to what they were before.
+server_idle_again() {
+	local i
+	for ((i = 0; i < IDLE_SECONDS; i++)); do
+		if svc_gauges_at "$IDLE"; then
+			log "idle again after ${i} s: $(svc_stats_line)"
+			return 0
+		fi
+		sleep 1
+	done
+	log "not idle after ${i} s: $(svc_stats_line)"
+	svc_gauges_report "$IDLE"
+}
+
 test_server() {
-	serve_nfs 800
+	local rc=0
+	nfs_serve_prepared || { signal abort; return 1; }
+	if svc_stats_on; then
+		svc_stats_save "$IDLE" || { signal abort; return 1; }
+		log "before the attack: $(svc_stats_line)"
+	fi
+	signal server-ready
+	await client-done 800 || rc=1
+	if svc_stats_on; then
+		subtest svcrdma-error-counters svc_stats_rose "$IDLE" \
+			err_vers_sent err_chunk_sent bad_input_closes \
+			connections_accepted calls_received || rc=1
+		subtest svcrdma-idle-after-attack server_idle_again || rc=1
+	fi
+	nfs_server_stop || rc=1
+	return $rc
 }
 
 test_client() {
