@@ -11,7 +11,7 @@ TIMEOUT=900
 IDLE_SECONDS=120
 
 # shellcheck source=tools/testing/tests/svcrdma-stats.inc
-. "$REPO/tools/testing/tests/svcrdma-stats.inc"
+. "$(dirname "${BASH_SOURCE[0]}")/svcrdma-stats.inc"
 IDLE=/tmp/svcrdma.idle
 
 # honest_io DIR ROUNDS: write, re-read and compare files until told to stop.

@@ -14,7 +14,7 @@ DEAD_PEER_SECONDS=${DEAD_PEER_SECONDS:-300}
 UNMOUNT_FREE_SECONDS=${UNMOUNT_FREE_SECONDS:-120}
 
 # shellcheck source=tools/testing/tests/svcrdma-stats.inc
-. "$REPO/tools/testing/tests/svcrdma-stats.inc"
+. "$(dirname "${BASH_SOURCE[0]}")/svcrdma-stats.inc"
 
 IDLE=/tmp/svcrdma.idle
 

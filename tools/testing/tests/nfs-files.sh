@@ -12,7 +12,7 @@ NFS_VERSIONS="3 4.0 4.1 4.2"
 LISTING_ENTRIES=1000
 
 # shellcheck source=tools/testing/tests/svcrdma-stats.inc
-. "$REPO/tools/testing/tests/svcrdma-stats.inc"
+. "$(dirname "${BASH_SOURCE[0]}")/svcrdma-stats.inc"
 BEFORE=/tmp/svcrdma.before
 
 server_prepare() {
