@@ -17,6 +17,7 @@ UNMOUNT_FREE_SECONDS=${UNMOUNT_FREE_SECONDS:-120}
 . "$(dirname "${BASH_SOURCE[0]}")/svcrdma-stats.inc"
 
 IDLE=/tmp/svcrdma.idle
+WRITING=/tmp/svcrdma.writing
 
 # idle_again BASE SECONDS: wait until the cm_ids and (ours) the gauges are
 # back where they were before any client; true if they got there.
@@ -49,14 +50,18 @@ killed_server() {
 	log "before any client: cm_ids $BASE; $(svc_stats_line)"
 	signal server-ready
 	await client-writing 600 || return 1
-	log "client writing: cm_ids $(rdma_connections); $(svc_stats_line)"
+	# One quick pass, then let the client go on to be killed mid-write;
+	# the values are checked afterwards.
 	if svc_stats_on; then
-		for n in $SVC_GAUGES; do
-			svc_stats_rose "$IDLE" "$n" || rc=1
-		done
-		svc_stats_rose "$IDLE" connections_accepted calls_received || rc=1
+		svc_stats_save "$WRITING" || rc=1
 	fi
 	signal server-sampled
+	log "client writing: cm_ids $(rdma_connections); $(svc_stats_line)"
+	if svc_stats_on; then
+		for n in $SVC_GAUGES connections_accepted calls_received; do
+			svc_saved_rose "$IDLE" "$WRITING" "$n" || rc=1
+		done
+	fi
 	await client-killed 600 || return 1
 	log "client killed; cm_ids $(rdma_connections); $(svc_stats_line)"
 	rdma resource show cm_id
@@ -82,15 +87,19 @@ test_server() {
 }
 
 # The first client: start a long write, let the server look at it, then
-# ask the host to kill us.
+# ask the host to kill us, and record that the write was still going: a
+# write that had finished would make this an idle client's death.
 test_client() {
+	local pid
 	await server-ready 300 || return 1
 	nfs_client_prepare || return 1
 	nfs_mount 4.1 || return 1
-	dd if=/dev/urandom of="$MNT/doomed" bs=1M count=256 status=none &
-	sleep 5
+	dd if=/dev/urandom of="$MNT/doomed" bs=1M count=400 status=none &
+	pid=$!
+	sleep 2
 	signal client-writing
 	await server-sampled 120
+	subtest killed-mid-write kill -0 "$pid"
 	log "writing; asking the host to kill this VM"
 	signal kill-client
 	sleep 600
