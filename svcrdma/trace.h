@@ -81,7 +81,9 @@ TRACE_EVENT(svcrdma_disconnect,
 
 /*
  * A work completion other than a flush.  wc->opcode is undefined when
- * the status is not success, so @op names what we had posted.
+ * the status is not success, so @op names what we had posted.  The
+ * status text is copied: it lives in ib_core, and the trace reader may
+ * not dereference another module's memory.
  */
 TRACE_EVENT(svcrdma_wc_error,
 	TP_PROTO(const struct svcrdma_xprt *xp, const char *op,
@@ -90,19 +92,20 @@ TRACE_EVENT(svcrdma_wc_error,
 	TP_STRUCT__entry(
 		__sockaddr(peer, SVCRDMA_PEER_LEN)
 		__string(op, op)
+		__string(status_msg, ib_wc_status_msg(wc->status))
 		__field(int, status)
 		__field(u32, vendor_err)
 	),
 	TP_fast_assign(
 		__assign_sockaddr(peer, svcrdma_peer_of(xp), SVCRDMA_PEER_LEN);
 		__assign_str(op, op);
+		__assign_str(status_msg, ib_wc_status_msg(wc->status));
 		__entry->status = wc->status;
 		__entry->vendor_err = wc->vendor_err;
 	),
 	TP_printk("peer=%pISpc op=%s status=%s (%d) vendor_err=0x%x",
-		  __get_sockaddr(peer), __get_str(op),
-		  ib_wc_status_msg(__entry->status), __entry->status,
-		  __entry->vendor_err)
+		  __get_sockaddr(peer), __get_str(op), __get_str(status_msg),
+		  __entry->status, __entry->vendor_err)
 );
 
 TRACE_EVENT(svcrdma_err_sent,
