@@ -39,6 +39,7 @@ static int svcrdma_bc_buf_alloc(struct rpc_task *task)
 		      rpc_task_gfp_mask() | __GFP_NOWARN);
 	if (!buf)
 		return -ENOMEM;
+	svcrdma_mem_add(rqst->rq_callsize + rqst->rq_rcvsize);
 	rqst->rq_buffer = buf;
 	rqst->rq_rbuffer = (char *)buf + rqst->rq_callsize;
 	return 0;
@@ -46,7 +47,12 @@ static int svcrdma_bc_buf_alloc(struct rpc_task *task)
 
 static void svcrdma_bc_buf_free(struct rpc_task *task)
 {
-	kfree(task->tk_rqstp->rq_buffer);
+	struct rpc_rqst *rqst = task->tk_rqstp;
+
+	/* The sizes are those of the allocation: call_allocate() runs once. */
+	if (rqst->rq_buffer)
+		svcrdma_mem_sub(rqst->rq_callsize + rqst->rq_rcvsize);
+	kfree(rqst->rq_buffer);
 }
 
 static int svcrdma_bc_send_request(struct rpc_rqst *rqst)

@@ -9,6 +9,9 @@
 
 #include "svcrdma.h"
 
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 unsigned int svcrdma_credits = 64;
 module_param_named(credits, svcrdma_credits, uint, 0444);
 MODULE_PARM_DESC(credits, "RPC credits granted per connection (8-1024, default 64)");
@@ -54,8 +57,13 @@ static int __init svcrdma_init(void)
 	ret = svcrdma_bc_init();
 	if (ret)
 		goto unregister_class;
+	ret = svcrdma_stats_init();
+	if (ret)
+		goto unregister_bc;
 	return 0;
 
+unregister_bc:
+	svcrdma_bc_exit();
 unregister_class:
 	svc_unreg_xprt_class(&svcrdma_class);
 unregister_devices:
@@ -65,6 +73,7 @@ unregister_devices:
 
 static void __exit svcrdma_exit(void)
 {
+	svcrdma_stats_exit();
 	svcrdma_bc_exit();
 	svc_unreg_xprt_class(&svcrdma_class);
 	svcrdma_devices_exit();

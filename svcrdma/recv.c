@@ -22,6 +22,7 @@
 #include <linux/sunrpc/xdr.h>
 
 #include "svcrdma.h"
+#include "trace.h"
 
 static void svcrdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -30,10 +31,13 @@ static void svcrdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct svcrdma_xprt *xp = rc->xp;
 
 	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
 			pr_warn_ratelimited("svcrdma: receive from %s failed: %s\n",
 					    xp->xprt.xpt_remotebuf,
 					    ib_wc_status_msg(wc->status));
+			svcrdma_stat_inc(SVCRDMA_STAT_WC_ERRORS);
+			trace_svcrdma_wc_error(xp, "receive", wc);
+		}
 		svc_xprt_deferred_close(&xp->xprt);
 		return;
 	}
@@ -63,6 +67,8 @@ static void svcrdma_recv_free(struct svcrdma_xprt *xp,
 			    DMA_FROM_DEVICE);
 	kfree(rc->buf);
 	kfree(rc);
+	svcrdma_mem_sub(sizeof(*rc) + xp->recv_size);
+	svcrdma_stat_dec(SVCRDMA_STAT_RECV_CTXTS);
 }
 
 static struct svcrdma_recv_ctxt *svcrdma_recv_alloc(struct svcrdma_xprt *xp)
@@ -90,6 +96,8 @@ static struct svcrdma_recv_ctxt *svcrdma_recv_alloc(struct svcrdma_xprt *xp)
 	rc->wr.wr_cqe = &rc->cqe;
 	rc->wr.sg_list = &rc->sge;
 	rc->wr.num_sge = 1;
+	svcrdma_mem_add(sizeof(*rc) + xp->recv_size);
+	svcrdma_stat_inc(SVCRDMA_STAT_RECV_CTXTS);
 	return rc;
 
 free_buf:
@@ -310,6 +318,25 @@ static int svcrdma_lay_out_call(struct svc_rqst *rqstp,
 }
 
 /*
+ * Count the Read chunks of a call whose Reads all completed.  Segments
+ * of one chunk share a position; the decoder has already checked that
+ * the lengths do not overflow.
+ */
+static void svcrdma_count_reads(const struct nfsrdma_wire_hdr *hdr)
+{
+	unsigned int i, chunks = 0;
+	long bytes = 0;
+
+	for (i = 0; i < hdr->nr_read; i++) {
+		if (!i || hdr->read[i].position != hdr->read[i - 1].position)
+			chunks++;
+		bytes += hdr->read[i].seg.length;
+	}
+	svcrdma_stat_add(SVCRDMA_STAT_READ_CHUNKS, chunks);
+	svcrdma_stat_add(SVCRDMA_STAT_READ_BYTES, bytes);
+}
+
+/*
  * Build the call's XDR stream in rqstp->rq_pages, pulling its Read chunks,
  * and point rq_arg at it.
  *
@@ -356,6 +383,7 @@ static int svcrdma_build_call(struct svc_rqst *rqstp, struct svcrdma_xprt *xp,
 		ret = svcrdma_rw_read_wait(xp, &set);
 		if (ret)	/* -E2BIG: too many segments, ERR_CHUNK */
 			goto out;
+		svcrdma_count_reads(hdr);
 	}
 
 	arg->head[0].iov_base = page_address(rqstp->rq_pages[0]);
@@ -411,6 +439,7 @@ int svcrdma_recvfrom(struct svc_rqst *rqstp)
 	struct svcrdma_xprt *xp = svcrdma_of(xprt);
 	struct svcrdma_recv_ctxt *rc;
 	struct nfsrdma_wire_hdr *hdr;
+	const char *where;
 	int ret;
 
 	rqstp->rq_xprt_ctxt = NULL;
@@ -435,15 +464,21 @@ int svcrdma_recvfrom(struct svc_rqst *rqstp)
 			 */
 			pr_warn_ratelimited("svcrdma: %s sent a %u-byte message, closing\n",
 					    xprt->xpt_remotebuf, rc->byte_len);
+			svcrdma_stat_inc(SVCRDMA_STAT_BAD_INPUT_CLOSES);
+			trace_svcrdma_bad_input(xp, rc->byte_len,
+						"shorter than an XID", true);
 			svc_xprt_deferred_close(xprt);
 			return 0;
 		}
+		where = "transport header";
 		goto reject;
 	}
 	if (hdr->proc == NFSRDMA_WIRE_PROC_ERROR) {
 		/* Never answer an error with an error. */
 		pr_warn_ratelimited("svcrdma: %s sent RDMA_ERROR as a call, dropped\n",
 				    xprt->xpt_remotebuf);
+		trace_svcrdma_bad_input(xp, rc->byte_len, "RDMA_ERROR as a call",
+					false);
 		return 0;
 	}
 	if (svcrdma_is_bc_reply(rc)) {
@@ -451,22 +486,30 @@ int svcrdma_recvfrom(struct svc_rqst *rqstp)
 						NFSRDMA_WIRE_DIR_REPLY);
 		/* We never offer chunks for a backward Reply (RFC 8167). */
 		if (!ret && !hdr->nr_write && !hdr->has_reply &&
-		    hdr->proc == NFSRDMA_WIRE_PROC_MSG)
+		    hdr->proc == NFSRDMA_WIRE_PROC_MSG) {
 			svcrdma_bc_reply(xp, (u8 *)rc->buf + hdr->hdr_len,
 					 rc->byte_len - hdr->hdr_len);
-		else
+		} else {
 			pr_warn_ratelimited("svcrdma: malformed backchannel reply from %s, dropped\n",
 					    xprt->xpt_remotebuf);
+			trace_svcrdma_bad_input(xp, rc->byte_len,
+						"malformed backchannel reply",
+						false);
+		}
 		return 0;
 	}
 	ret = nfsrdma_wire_check_inline(hdr, rc->byte_len - hdr->hdr_len,
 					NFSRDMA_WIRE_DIR_CALL);
-	if (ret)
+	if (ret) {
+		where = "inline call";
 		goto reject;
+	}
 
 	ret = svcrdma_build_call(rqstp, xp, rc);
-	if (ret == -EINVAL || ret == -E2BIG)
+	if (ret == -EINVAL || ret == -E2BIG) {
+		where = "read chunks";
 		goto reject;
+	}
 	if (ret < 0) {
 		svc_xprt_deferred_close(xprt);
 		return 0;
@@ -475,12 +518,13 @@ int svcrdma_recvfrom(struct svc_rqst *rqstp)
 	rqstp->rq_prot = IPPROTO_MAX;
 	clear_bit(RQ_LOCAL, &rqstp->rq_flags);
 	svc_xprt_copy_addrs(rqstp, xprt);
+	svcrdma_stat_inc(SVCRDMA_STAT_CALLS_RECEIVED);
 	return ret;
 
 reject:
 	pr_warn_ratelimited("svcrdma: bad transport header from %s (xid 0x%08x): %d\n",
 			    xprt->xpt_remotebuf, be32_to_cpu(hdr->xid), ret);
-	svcrdma_send_error(xp, hdr->xid, ret);
+	svcrdma_send_error(xp, hdr->xid, ret, where);
 	return 0;
 }
 

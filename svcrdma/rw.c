@@ -13,18 +13,21 @@
 #include <linux/mm.h>
 
 #include "svcrdma.h"
+#include "trace.h"
 
 /*
  * struct svcrdma_rw_op - one remote segment's worth of Read or Write
  * @node: link on &svcrdma_rw_set.ops
  * @ctx: the rdma_rw context
  * @nents: entries of @sgl handed to rdma_rw_ctx_init()
+ * @size: bytes allocated for this op, for the memory gauge
  * @sgl: local memory, one entry per page piece
  */
 struct svcrdma_rw_op {
 	struct list_head	node;
 	struct rdma_rw_ctx	ctx;
 	unsigned int		nents;
+	size_t			size;
 	struct scatterlist	sgl[];
 };
 
@@ -131,11 +134,13 @@ int svcrdma_rw_add(struct svcrdma_xprt *xp, struct svcrdma_rw_set *set,
 	/* Head and tail may each add a page boundary; so may the pages. */
 	unsigned int max = (length >> PAGE_SHIFT) + 6;
 	struct svcrdma_rw_op *op;
+	size_t size = struct_size(op, sgl, max);
 	int ret;
 
-	op = kmalloc(struct_size(op, sgl, max), GFP_KERNEL);
+	op = kmalloc(size, GFP_KERNEL);
 	if (!op)
 		return -ENOMEM;
+	op->size = size;
 	sg_init_table(op->sgl, max);
 	op->nents = svcrdma_sg_xdr(op->sgl, xdr, offset, length);
 	if (WARN_ON_ONCE(!op->nents || op->nents > max)) {
@@ -151,6 +156,7 @@ int svcrdma_rw_add(struct svcrdma_xprt *xp, struct svcrdma_rw_set *set,
 		return ret;
 	}
 	set->nr_wrs += ret;
+	svcrdma_mem_add(size);
 	list_add_tail(&op->node, &set->ops);
 	return 0;
 }
@@ -187,10 +193,13 @@ static void svcrdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	set->status = wc->status;
 	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
 			pr_warn_ratelimited("svcrdma: RDMA Read from %s failed: %s\n",
 					    xp->xprt.xpt_remotebuf,
 					    ib_wc_status_msg(wc->status));
+			svcrdma_stat_inc(SVCRDMA_STAT_WC_ERRORS);
+			trace_svcrdma_wc_error(xp, "RDMA Read", wc);
+		}
 		svc_xprt_deferred_close(&xp->xprt);
 	}
 	complete(&set->done);
@@ -248,6 +257,7 @@ void svcrdma_rw_release(struct svcrdma_xprt *xp, struct svcrdma_rw_set *set)
 		list_del(&op->node);
 		rdma_rw_ctx_destroy(&op->ctx, xp->qp, xp->port, op->sgl,
 				    op->nents, set->dir);
+		svcrdma_mem_sub(op->size);
 		kfree(op);
 	}
 	set->nr_wrs = 0;

@@ -24,6 +24,7 @@
 #include <linux/sunrpc/xdr.h>
 
 #include "svcrdma.h"
+#include "trace.h"
 
 static void svcrdma_send_put(struct svcrdma_xprt *xp,
 			     struct svcrdma_send_ctxt *sc);
@@ -36,10 +37,14 @@ static void svcrdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	sc->status = wc->status;
 	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
 			pr_warn_ratelimited("svcrdma: send to %s failed: %s\n",
 					    xp->xprt.xpt_remotebuf,
 					    ib_wc_status_msg(wc->status));
+			svcrdma_stat_inc(SVCRDMA_STAT_WC_ERRORS);
+			/* Unsignaled RDMA Writes report through their Send. */
+			trace_svcrdma_wc_error(xp, "send", wc);
+		}
 		svc_xprt_deferred_close(&xp->xprt);
 	}
 	if (sc->async) {
@@ -96,6 +101,8 @@ int svcrdma_sends_create(struct svcrdma_xprt *xp)
 		sc->wr.opcode = IB_WR_SEND;
 		sc->wr.send_flags = IB_SEND_SIGNALED;
 		init_completion(&sc->done);
+		svcrdma_mem_add(sizeof(*sc) + xp->inline_send);
+		svcrdma_stat_inc(SVCRDMA_STAT_SEND_CTXTS);
 		xp->sends[xp->nr_sends++] = sc;
 		list_add_tail(&sc->node, &xp->send_free);
 	}
@@ -122,6 +129,8 @@ void svcrdma_sends_destroy(struct svcrdma_xprt *xp)
 				    DMA_TO_DEVICE);
 		kfree(sc->buf);
 		kfree(sc);
+		svcrdma_mem_sub(sizeof(*sc) + xp->inline_send);
+		svcrdma_stat_dec(SVCRDMA_STAT_SEND_CTXTS);
 	}
 	kfree(xp->sends);
 	xp->sends = NULL;
@@ -216,24 +225,19 @@ out_put:
 	return ret;
 }
 
-/**
- * svcrdma_send_error - answer a call with RDMA_ERROR
- * @xp: connection the call came on
- * @xid: the call's XID, as received
- * @err: decoder error; -EPROTONOSUPPORT sends ERR_VERS, anything else
- *	ERR_CHUNK
- *
- * Context: nfsd thread; may sleep.
+/*
+ * Encode and post an RDMA_ERROR in @sc, which the post consumes.  Only
+ * errors actually handed to the device are counted and traced.
+ * Return: 0 if posted, else a negative errno.
  */
-void svcrdma_send_error(struct svcrdma_xprt *xp, __be32 xid, int err)
+static int svcrdma_post_error(struct svcrdma_xprt *xp,
+			      struct svcrdma_send_ctxt *sc, __be32 xid,
+			      int err, const char *where)
 {
-	struct svcrdma_send_ctxt *sc;
-	int len;
+	bool vers = err == -EPROTONOSUPPORT;
+	int len, ret;
 
-	sc = svcrdma_send_get(xp);
-	if (!sc)
-		return;
-	if (err == -EPROTONOSUPPORT)
+	if (vers)
 		len = nfsrdma_wire_encode_err_vers(sc->buf, xp->inline_send, xid,
 						   xp->credits,
 						   NFSRDMA_WIRE_VERSION,
@@ -241,10 +245,38 @@ void svcrdma_send_error(struct svcrdma_xprt *xp, __be32 xid, int err)
 	else
 		len = nfsrdma_wire_encode_err_chunk(sc->buf, xp->inline_send,
 						    xid, xp->credits);
-	if (len > 0)
-		svcrdma_post_send(xp, sc, len, NULL, 0, true);
-	else
+	if (len <= 0) {
 		svcrdma_send_put(xp, sc);
+		return len ? len : -EINVAL;
+	}
+	ret = svcrdma_post_send(xp, sc, len, NULL, 0, true);
+	if (ret)
+		return ret;
+	svcrdma_stat_inc(vers ? SVCRDMA_STAT_ERR_VERS_SENT :
+			 SVCRDMA_STAT_ERR_CHUNK_SENT);
+	trace_svcrdma_err_sent(xp, xid, vers, err, where);
+	return 0;
+}
+
+/**
+ * svcrdma_send_error - answer a call with RDMA_ERROR
+ * @xp: connection the call came on
+ * @xid: the call's XID, as received
+ * @err: decoder error; -EPROTONOSUPPORT sends ERR_VERS, anything else
+ *	ERR_CHUNK
+ * @where: what part of the call was refused, for the trace
+ *
+ * Context: nfsd thread; may sleep.
+ */
+void svcrdma_send_error(struct svcrdma_xprt *xp, __be32 xid, int err,
+			const char *where)
+{
+	struct svcrdma_send_ctxt *sc;
+
+	sc = svcrdma_send_get(xp);
+	if (!sc)
+		return;
+	svcrdma_post_error(xp, sc, xid, err, where);
 }
 
 /**
@@ -420,6 +452,17 @@ static int svcrdma_pieces_build(struct svcrdma_pieces *pc,
 }
 
 /*
+ * How a reply was carried, taken before the post: an async Send's
+ * context may be reused by another thread as soon as it completes.
+ */
+struct svcrdma_reply_info {
+	u32 inline_bytes;	/* RPC bytes in the Send, header excluded */
+	u32 write_chunks;	/* Write chunks that carried a payload */
+	u32 write_bytes;
+	u32 reply_bytes;	/* RPC bytes written to the Reply chunk */
+};
+
+/*
  * Fill in the reply header and the Writes for every Write chunk, then
  * decide inline versus Reply chunk.  Returns the Send length, or
  * -E2BIG/-EINVAL when the client's chunks cannot carry this reply.
@@ -428,7 +471,8 @@ static int svcrdma_build_reply(struct svcrdma_xprt *xp,
 			       struct svcrdma_send_ctxt *sc,
 			       struct svcrdma_rw_set *set,
 			       const struct svcrdma_recv_ctxt *rc,
-			       const struct xdr_buf *xdr)
+			       const struct xdr_buf *xdr,
+			       struct svcrdma_reply_info *ri)
 {
 	const struct nfsrdma_wire_hdr *call = &rc->hdr;
 	struct nfsrdma_wire_hdr *rep = &sc->hdr;
@@ -437,6 +481,7 @@ static int svcrdma_build_reply(struct svcrdma_xprt *xp,
 	unsigned int i, nseg = 0;
 	int hlen, ret;
 
+	memset(ri, 0, sizeof(*ri));
 	ret = svcrdma_pieces_build(&pc, rc, xdr->len);
 	if (ret)
 		return ret;
@@ -463,6 +508,10 @@ static int svcrdma_build_reply(struct svcrdma_xprt *xp,
 						   rc->payloads[i].length);
 			if (ret)
 				return ret;
+			if (rc->payloads[i].length) {
+				ri->write_chunks++;
+				ri->write_bytes += rc->payloads[i].length;
+			}
 		}
 	}
 
@@ -484,6 +533,7 @@ static int svcrdma_build_reply(struct svcrdma_xprt *xp,
 			return ret;
 		if (set->nr_wrs >= xp->sq_depth)
 			return -E2BIG;
+		ri->inline_bytes = pc.total;
 		return hlen + pc.total;
 	}
 
@@ -506,6 +556,7 @@ static int svcrdma_build_reply(struct svcrdma_xprt *xp,
 	}
 	if (set->nr_wrs >= xp->sq_depth)
 		return -E2BIG;
+	ri->reply_bytes = pc.total;
 	return nfsrdma_wire_encode(sc->buf, xp->inline_send, rep);
 }
 
@@ -530,6 +581,24 @@ static u32 svcrdma_inv_rkey(const struct svcrdma_xprt *xp,
 	return 0;
 }
 
+static void svcrdma_reply_account(struct svcrdma_xprt *xp, __be32 xid,
+				  const struct svcrdma_reply_info *ri,
+				  u32 inv_rkey)
+{
+	if (ri->write_chunks) {
+		svcrdma_stat_add(SVCRDMA_STAT_WRITE_CHUNKS, ri->write_chunks);
+		svcrdma_stat_add(SVCRDMA_STAT_WRITE_BYTES, ri->write_bytes);
+	}
+	if (ri->reply_bytes) {
+		svcrdma_stat_inc(SVCRDMA_STAT_REPLY_CHUNKS);
+		svcrdma_stat_add(SVCRDMA_STAT_REPLY_BYTES, ri->reply_bytes);
+	} else {
+		svcrdma_stat_inc(SVCRDMA_STAT_INLINE_REPLIES);
+	}
+	trace_svcrdma_reply(xp, xid, ri->inline_bytes, ri->write_chunks,
+			    ri->write_bytes, ri->reply_bytes, inv_rkey != 0);
+}
+
 /**
  * svcrdma_sendto - xpo_sendto: transmit the reply in rqstp->rq_res
  * @rqstp: request being answered; rq_xprt_ctxt holds its call
@@ -546,7 +615,9 @@ int svcrdma_sendto(struct svc_rqst *rqstp)
 	struct svcrdma_recv_ctxt *rc = rqstp->rq_xprt_ctxt;
 	struct xdr_buf *xdr = &rqstp->rq_res;
 	struct svcrdma_send_ctxt *sc;
+	struct svcrdma_reply_info ri;
 	struct svcrdma_rw_set set;
+	u32 inv_rkey;
 	int len, ret;
 
 	if (svc_xprt_is_dead(xprt) || !rc)
@@ -556,23 +627,20 @@ int svcrdma_sendto(struct svc_rqst *rqstp)
 		return -ENOTCONN;
 
 	svcrdma_rw_init(&set, DMA_TO_DEVICE);
-	len = svcrdma_build_reply(xp, sc, &set, rc, xdr);
+	len = svcrdma_build_reply(xp, sc, &set, rc, xdr, &ri);
 	if (len < 0) {
 		svcrdma_rw_release(xp, &set);
 		if (len == -E2BIG || len == -EINVAL) {
 			pr_warn_ratelimited("svcrdma: reply to %s (xid 0x%08x) does not fit its chunks\n",
 					    xprt->xpt_remotebuf,
 					    be32_to_cpu(rc->hdr.xid));
-			len = nfsrdma_wire_encode_err_chunk(sc->buf,
-							    xp->inline_send,
-							    rc->hdr.xid,
-							    xp->credits);
-			if (len > 0) {
-				svcrdma_post_send(xp, sc, len, NULL, 0, true);
+			/* The post consumes @sc whatever it returns. */
+			if (!svcrdma_post_error(xp, sc, rc->hdr.xid, len,
+						"reply"))
 				return -ENOTCONN;
-			}
+		} else {
+			svcrdma_send_put(xp, sc);
 		}
-		svcrdma_send_put(xp, sc);
 		/*
 		 * The client waits for this reply, and NFSv4 does not
 		 * retransmit on a live connection: dropping it silently
@@ -586,15 +654,17 @@ int svcrdma_sendto(struct svc_rqst *rqstp)
 		return -ENOTCONN;
 	}
 
+	inv_rkey = svcrdma_inv_rkey(xp, rc);
 	/* An inline reply was copied out of nfsd's pages: no need to wait. */
 	if (!set.nr_wrs) {
-		ret = svcrdma_post_send(xp, sc, len, NULL,
-					svcrdma_inv_rkey(xp, rc), true);
-		return ret ? ret : xdr->len;
+		ret = svcrdma_post_send(xp, sc, len, NULL, inv_rkey, true);
+	} else {
+		ret = svcrdma_post_send(xp, sc, len, &set, inv_rkey, false);
+		svcrdma_rw_release(xp, &set);
+		svcrdma_send_put(xp, sc);
 	}
-	ret = svcrdma_post_send(xp, sc, len, &set, svcrdma_inv_rkey(xp, rc),
-				false);
-	svcrdma_rw_release(xp, &set);
-	svcrdma_send_put(xp, sc);
-	return ret ? ret : xdr->len;
+	if (ret)
+		return ret;
+	svcrdma_reply_account(xp, rc->hdr.xid, &ri, inv_rkey);
+	return xdr->len;
 }

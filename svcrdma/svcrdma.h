@@ -33,6 +33,36 @@ enum {
 	SVCRDMA_F_PEER_GONE,	/* CM reported the connection dead */
 	SVCRDMA_F_ON_DEVLIST,	/* linked on the per-module connection list */
 	SVCRDMA_F_KA_BUSY,	/* a keepalive probe is in flight */
+	SVCRDMA_F_CREDITED,	/* @credits is counted in credits_in_use */
+};
+
+/*
+ * Module-wide counters and gauges, shown read-only under
+ * /proc/sys/sunrpc/svcrdma/ (stats.c).  Gauges go up when a resource is
+ * taken and down when it is given back, so an idle server shows the same
+ * values before and after any number of connections.
+ */
+enum svcrdma_stat {
+	SVCRDMA_STAT_CALLS_RECEIVED,
+	SVCRDMA_STAT_READ_CHUNKS,
+	SVCRDMA_STAT_READ_BYTES,
+	SVCRDMA_STAT_WRITE_CHUNKS,
+	SVCRDMA_STAT_WRITE_BYTES,
+	SVCRDMA_STAT_REPLY_CHUNKS,
+	SVCRDMA_STAT_REPLY_BYTES,
+	SVCRDMA_STAT_INLINE_REPLIES,
+	SVCRDMA_STAT_ERR_VERS_SENT,
+	SVCRDMA_STAT_ERR_CHUNK_SENT,
+	SVCRDMA_STAT_BAD_INPUT_CLOSES,
+	SVCRDMA_STAT_WC_ERRORS,
+	SVCRDMA_STAT_CONNS_ACCEPTED,
+	/* gauges from here on */
+	SVCRDMA_STAT_CONNS_ACTIVE,
+	SVCRDMA_STAT_CREDITS_IN_USE,
+	SVCRDMA_STAT_RECV_CTXTS,
+	SVCRDMA_STAT_SEND_CTXTS,
+	SVCRDMA_STAT_MEMORY_BYTES,
+	SVCRDMA_STAT_NR
 };
 
 /**
@@ -207,11 +237,42 @@ extern struct svc_xprt_class svcrdma_class;
 extern unsigned int svcrdma_credits;
 extern unsigned int svcrdma_max_inline;
 extern unsigned int svcrdma_keepalive;
+extern atomic_long_t svcrdma_stats[SVCRDMA_STAT_NR];
+
+static inline void svcrdma_stat_add(enum svcrdma_stat s, long n)
+{
+	atomic_long_add(n, &svcrdma_stats[s]);
+}
+
+static inline void svcrdma_stat_inc(enum svcrdma_stat s)
+{
+	atomic_long_inc(&svcrdma_stats[s]);
+}
+
+static inline void svcrdma_stat_dec(enum svcrdma_stat s)
+{
+	atomic_long_dec(&svcrdma_stats[s]);
+}
+
+/* Memory we allocate, as requested (not as rounded up by the slab). */
+static inline void svcrdma_mem_add(size_t bytes)
+{
+	atomic_long_add(bytes, &svcrdma_stats[SVCRDMA_STAT_MEMORY_BYTES]);
+}
+
+static inline void svcrdma_mem_sub(size_t bytes)
+{
+	atomic_long_sub(bytes, &svcrdma_stats[SVCRDMA_STAT_MEMORY_BYTES]);
+}
 
 static inline struct svcrdma_xprt *svcrdma_of(struct svc_xprt *xprt)
 {
 	return container_of(xprt, struct svcrdma_xprt, xprt);
 }
+
+/* stats.c */
+int svcrdma_stats_init(void);
+void svcrdma_stats_exit(void);
 
 /* transport.c */
 int svcrdma_devices_init(void);
@@ -231,7 +292,8 @@ void svcrdma_release_ctxt(struct svc_xprt *xprt, void *ctxt);
 /* send.c */
 int svcrdma_sends_create(struct svcrdma_xprt *xp);
 void svcrdma_sends_destroy(struct svcrdma_xprt *xp);
-void svcrdma_send_error(struct svcrdma_xprt *xp, __be32 xid, int err);
+void svcrdma_send_error(struct svcrdma_xprt *xp, __be32 xid, int err,
+			const char *where);
 int svcrdma_sendto(struct svc_rqst *rqstp);
 int svcrdma_result_payload(struct svc_rqst *rqstp, unsigned int offset,
 			   unsigned int length);

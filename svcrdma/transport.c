@@ -24,6 +24,7 @@
 #include <net/net_namespace.h>
 
 #include "svcrdma.h"
+#include "trace.h"
 
 /* Connections that hold verbs resources, for device removal. */
 static LIST_HEAD(svcrdma_conns);
@@ -83,6 +84,7 @@ static struct svcrdma_xprt *svcrdma_xprt_alloc(void)
 
 	if (!xp)
 		return NULL;
+	svcrdma_mem_add(sizeof(*xp));
 	INIT_LIST_HEAD(&xp->accept_node);
 	INIT_LIST_HEAD(&xp->accept_q);
 	INIT_LIST_HEAD(&xp->dev_node);
@@ -95,6 +97,12 @@ static struct svcrdma_xprt *svcrdma_xprt_alloc(void)
 	init_waitqueue_head(&xp->sq_wait);
 	INIT_DELAYED_WORK(&xp->keepalive, svcrdma_ka_work);
 	return xp;
+}
+
+static void svcrdma_xprt_free(struct svcrdma_xprt *xp)
+{
+	svcrdma_mem_sub(sizeof(*xp));
+	kfree(xp);
 }
 
 /* Wake anyone sleeping on this connection so they notice it is dead. */
@@ -151,10 +159,15 @@ static void svcrdma_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 		container_of(wc->wr_cqe, struct svcrdma_xprt, ka_cqe);
 
 	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
 			pr_info_ratelimited("svcrdma: %s stopped answering (%s), closing\n",
 					    xp->xprt.xpt_remotebuf,
 					    ib_wc_status_msg(wc->status));
+			svcrdma_stat_inc(SVCRDMA_STAT_WC_ERRORS);
+			trace_svcrdma_wc_error(xp, "keepalive", wc);
+			trace_svcrdma_disconnect(xp, "keepalive probe failed",
+						 wc->status);
+		}
 		svcrdma_close(xp);
 	}
 	svcrdma_sq_put(xp, 1);
@@ -172,6 +185,7 @@ static void svcrdma_ka_work(struct work_struct *work)
 		container_of(to_delayed_work(work), struct svcrdma_xprt,
 			     keepalive);
 	struct ib_rdma_wr wr = { };
+	int ret;
 
 	if (svc_xprt_is_dead(&xp->xprt))
 		return;
@@ -181,9 +195,12 @@ static void svcrdma_ka_work(struct work_struct *work)
 			wr.wr.opcode = IB_WR_RDMA_WRITE;
 			wr.wr.wr_cqe = &xp->ka_cqe;
 			wr.wr.send_flags = IB_SEND_SIGNALED;
-			if (ib_post_send(xp->qp, &wr.wr, NULL)) {
+			ret = ib_post_send(xp->qp, &wr.wr, NULL);
+			if (ret) {
 				svcrdma_sq_put(xp, 1);
 				clear_bit(SVCRDMA_F_KA_BUSY, &xp->flags);
+				trace_svcrdma_disconnect(xp, "keepalive post failed",
+							 ret);
 				svcrdma_close(xp);
 				return;
 			}
@@ -265,6 +282,8 @@ static int svcrdma_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_REJECTED:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		trace_svcrdma_disconnect(xp, rdma_event_msg(ev->event),
+					 ev->status);
 		svcrdma_conn_gone(xp);
 		break;
 	default:
@@ -286,6 +305,7 @@ static void svcrdma_qp_event(struct ib_event *event, void *context)
 		pr_warn_ratelimited("svcrdma: QP event %s on %s, closing\n",
 				    ib_event_msg(event->event),
 				    xp->xprt.xpt_remotebuf);
+		trace_svcrdma_disconnect(xp, ib_event_msg(event->event), 0);
 		svcrdma_close(xp);
 		break;
 	}
@@ -336,7 +356,7 @@ destroy_id:
 	rdma_destroy_id(id);
 undo_init:
 	put_net_track(lx->xprt.xpt_net, &lx->xprt.ns_tracker);
-	kfree(lx);
+	svcrdma_xprt_free(lx);
 	return ERR_PTR(ret);
 }
 
@@ -428,6 +448,8 @@ static int svcrdma_conn_setup(struct svcrdma_xprt *xp)
 	ret = svcrdma_recvs_create(xp);
 	if (ret)
 		return ret;
+	svcrdma_stat_add(SVCRDMA_STAT_CREDITS_IN_USE, xp->credits);
+	set_bit(SVCRDMA_F_CREDITED, &xp->flags);
 
 	ours.send_size = xp->inline_send;
 	ours.recv_size = xp->recv_size;
@@ -448,7 +470,11 @@ static int svcrdma_conn_setup(struct svcrdma_xprt *xp)
 	else
 		ret = rdma_accept(id, &param);
 	rdma_unlock_handler(id);
-	if (!ret && svcrdma_keepalive) {
+	if (ret)
+		return ret;
+	svcrdma_stat_inc(SVCRDMA_STAT_CONNS_ACCEPTED);
+	trace_svcrdma_accept(xp);
+	if (svcrdma_keepalive) {
 		xp->ka_cqe.done = svcrdma_ka_done;
 		queue_delayed_work(system_wq, &xp->keepalive,
 				   svcrdma_keepalive * HZ);
@@ -477,6 +503,8 @@ static struct svc_xprt *svcrdma_accept(struct svc_xprt *xprt)
 	/* From here on svc owns @xp; every failure path ends in xpo_free. */
 	svc_xprt_init(lx->xprt.xpt_net, &svcrdma_class, &xp->xprt,
 		      lx->xprt.xpt_server);
+	/* Counted until xpo_free, which every accepted request reaches. */
+	svcrdma_stat_inc(SVCRDMA_STAT_CONNS_ACTIVE);
 	/* Credits are RPC-over-RDMA's congestion control (NFSv4 needs it). */
 	set_bit(XPT_CONG_CTRL, &xp->xprt.xpt_flags);
 	set_bit(SVCRDMA_F_ACCEPTED, &xp->flags);
@@ -510,15 +538,19 @@ static void svcrdma_detach(struct svc_xprt *xprt)
 	struct svcrdma_xprt *xp = svcrdma_of(xprt);
 
 	svcrdma_wake_all(xp);
-	if (!test_bit(SVCRDMA_F_LISTENER, &xp->flags) && xp->qp)
+	if (!test_bit(SVCRDMA_F_LISTENER, &xp->flags) && xp->qp) {
+		/* The peer's own disconnect was traced as it arrived. */
+		if (!test_bit(SVCRDMA_F_PEER_GONE, &xp->flags))
+			trace_svcrdma_disconnect(xp, "closed by server", 0);
 		rdma_disconnect(xp->cm_id);
+	}
 }
 
 /* A connection request that no nfsd thread ever accepted. */
 static void svcrdma_drop_request(struct svcrdma_xprt *xp)
 {
 	rdma_destroy_id(xp->cm_id);
-	kfree(xp);
+	svcrdma_xprt_free(xp);
 }
 
 static void svcrdma_free_listener(struct svcrdma_xprt *lx)
@@ -531,7 +563,7 @@ static void svcrdma_free_listener(struct svcrdma_xprt *lx)
 		list_del(&xp->accept_node);
 		svcrdma_drop_request(xp);
 	}
-	kfree(lx);
+	svcrdma_xprt_free(lx);
 }
 
 static void svcrdma_free(struct svc_xprt *xprt)
@@ -568,7 +600,10 @@ static void svcrdma_free(struct svc_xprt *xprt)
 		spin_unlock(&svcrdma_conns_lock);
 		wake_up_all(&svcrdma_conns_wait);
 	}
-	kfree(xp);
+	if (test_bit(SVCRDMA_F_CREDITED, &xp->flags))
+		svcrdma_stat_add(SVCRDMA_STAT_CREDITS_IN_USE, -(long)xp->credits);
+	svcrdma_stat_dec(SVCRDMA_STAT_CONNS_ACTIVE);
+	svcrdma_xprt_free(xp);
 }
 
 static void svcrdma_secure_port(struct svc_rqst *rqstp)
@@ -642,8 +677,10 @@ static void svcrdma_remove_one(struct ib_device *dev, void *client_data)
 
 	spin_lock(&svcrdma_conns_lock);
 	list_for_each_entry(xp, &svcrdma_conns, dev_node)
-		if (xp->dev == dev)
+		if (xp->dev == dev) {
+			trace_svcrdma_disconnect(xp, "device removal", 0);
 			svcrdma_close(xp);
+		}
 	spin_unlock(&svcrdma_conns_lock);
 
 	if (svcrdma_device_busy(dev))

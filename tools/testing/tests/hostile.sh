@@ -4,8 +4,18 @@
 # messages at the server while an honest client keeps verified I/O going
 # on an NFS mount of the same server.  Every hostile case must get the
 # protocol's error reply or a closed connection, the honest I/O must finish
-# and verify, and (through the harness) neither kernel may splat.
+# and verify, and (through the harness) neither kernel may splat.  On our
+# server the counters must show the ERR_VERS, ERR_CHUNK and closes it
+# answered with, and its gauges must come back to idle afterwards; its
+# tracepoints must have recorded the accepts, the errors (the bogus-handle
+# case makes an RDMA Read fail) and the replies.
 TIMEOUT=900
+IDLE_SECONDS=120
+
+# shellcheck source=tools/testing/tests/svcrdma-stats.inc
+. "$(dirname "${BASH_SOURCE[0]}")/svcrdma-stats.inc"
+IDLE=/tmp/svcrdma.idle
+TRACEFS=/sys/kernel/tracing
 
 # honest_io DIR ROUNDS: write, re-read and compare files until told to stop.
 honest_io() {
@@ -38,8 +48,73 @@ hostile_run() {
 	return $rc
 }
 
+# Every hostile connection and the honest mount are gone by now, or
+# about to be: the gauges must come back to what they were before.
+server_idle_again() {
+	local i
+	for ((i = 0; i < IDLE_SECONDS; i++)); do
+		if svc_gauges_at "$IDLE"; then
+			log "idle again after ${i} s: $(svc_stats_line)"
+			return 0
+		fi
+		sleep 1
+	done
+	log "not idle after ${i} s: $(svc_stats_line)"
+	svc_gauges_report "$IDLE"
+}
+
+trace_on() {
+	mountpoint -q "$TRACEFS" || mount -t tracefs nodev "$TRACEFS" || return 1
+	echo 4096 >"$TRACEFS/buffer_size_kb" || return 1
+	: >"$TRACEFS/trace"
+	echo 1 >"$TRACEFS/events/svcrdma/enable"
+}
+
+# Each event the attack must have produced, with the client's address
+# copied in; the whole trace is kept with the results.
+trace_check() {
+	local pat rc=0 peer="peer=${CLIENT_ADDR//./\\.}:[0-9]"
+	echo 0 >"$TRACEFS/events/svcrdma/enable"
+	cat "$TRACEFS/trace" >/results/svcrdma-trace.txt
+	for pat in "svcrdma_accept: $peer.* credits=" \
+		"svcrdma_err_sent: $peer.* ERR_VERS" \
+		"svcrdma_err_sent: $peer.* ERR_CHUNK" \
+		"svcrdma_bad_input: $peer.* closing" \
+		"svcrdma_disconnect: $peer" \
+		"svcrdma_wc_error: $peer.* op=RDMA Read status=[a-z]" \
+		"svcrdma_reply: $peer.* write_bytes="; do
+		if grep -m1 -E "$pat" /results/svcrdma-trace.txt; then
+			continue
+		fi
+		fail "no trace event matching '$pat'"
+		rc=1
+	done
+	# A string the reader may not dereference (another module's) is
+	# shown so, and warned about once.
+	! grep -m1 UNSAFE /results/svcrdma-trace.txt ||
+		fail "a trace event points outside its record" || rc=1
+	return $rc
+}
+
 test_server() {
-	serve_nfs 800
+	local rc=0
+	nfs_serve_prepared || { signal abort; return 1; }
+	if svc_stats_on; then
+		svc_stats_save "$IDLE" || { signal abort; return 1; }
+		log "before the attack: $(svc_stats_line)"
+		trace_on || { fail "cannot enable the svcrdma tracepoints"; rc=1; }
+	fi
+	signal server-ready
+	await client-done 800 || rc=1
+	if svc_stats_on; then
+		subtest svcrdma-error-counters svc_stats_rose "$IDLE" \
+			err_vers_sent err_chunk_sent bad_input_closes \
+			connections_accepted calls_received || rc=1
+		subtest svcrdma-idle-after-attack server_idle_again || rc=1
+		subtest svcrdma-tracepoints trace_check || rc=1
+	fi
+	nfs_server_stop || rc=1
+	return $rc
 }
 
 test_client() {
