@@ -119,15 +119,15 @@ static int __init xprtrdma_init(void)
 {
 	int ret;
 
-	/* Next to sunrpc's own entries in /proc/sys/sunrpc. */
-	xprtrdma_sysctl_header = register_sysctl("sunrpc", xprtrdma_sysctls);
-	if (!xprtrdma_sysctl_header)
-		return -ENOMEM;
-
 	ret = ib_register_client(&xprtrdma_ib_client);
 	if (ret)
-		goto out_unregister_sysctl;
+		return ret;
 
+	/*
+	 * Before the sysctls: the in-tree rpcrdma registers the same sysctl
+	 * names, and next to it the clear message below must be what the
+	 * admin sees, not a duplicate-entry splat.
+	 */
 	ret = xprt_register_transport(&xprtrdma_class);
 	if (ret == -EEXIST) {
 		pr_err("xprtrdma: RPC transport \"rdma\" is already registered, most likely by the in-tree rpcrdma module; unload it first (modprobe -r rpcrdma)\n");
@@ -137,20 +137,27 @@ static int __init xprtrdma_init(void)
 	}
 	if (ret)
 		goto out_unregister_client;
+
+	/* Next to sunrpc's own entries in /proc/sys/sunrpc. */
+	xprtrdma_sysctl_header = register_sysctl("sunrpc", xprtrdma_sysctls);
+	if (!xprtrdma_sysctl_header) {
+		ret = -ENOMEM;
+		goto out_unregister_transport;
+	}
 	return 0;
 
+out_unregister_transport:
+	xprt_unregister_transport(&xprtrdma_class);
 out_unregister_client:
 	ib_unregister_client(&xprtrdma_ib_client);
-out_unregister_sysctl:
-	unregister_sysctl_table(xprtrdma_sysctl_header);
 	return ret;
 }
 
 static void __exit xprtrdma_exit(void)
 {
+	unregister_sysctl_table(xprtrdma_sysctl_header);
 	xprt_unregister_transport(&xprtrdma_class);
 	ib_unregister_client(&xprtrdma_ib_client);
-	unregister_sysctl_table(xprtrdma_sysctl_header);
 }
 
 module_init(xprtrdma_init);
