@@ -99,6 +99,19 @@ vm_verdicts() {
 	printf '%s' "$why" | sed '/^$/d'
 }
 
+# vm_link_dead RUNDIR NAME...: a guest's virtio-net transmit watchdog says
+# its queue has made no progress for 60 s or more.
+vm_link_dead() {
+	local rundir=$1 name
+	shift
+	for name in "$@"; do
+		tr -d '\r' <"$rundir/$name.log" 2>/dev/null |
+			grep -Eq 'NETDEV WATCHDOG: .*transmit queue [0-9]+ timed out ([6-9][0-9]{4}|[0-9]{6,}) ms' &&
+			return 0
+	done
+	return 1
+}
+
 # vm_wait RUNDIR DEADLINE NAME...: wait for the guests to power off, killing
 # any still running at DEADLINE (seconds since the epoch).  A guest that dies
 # without a clean status makes its peer give up at once instead of waiting
@@ -107,6 +120,17 @@ vm_wait() {
 	local rundir=$1 deadline=$2 name pid alive
 	shift 2
 	while :; do
+		# A link whose frames stopped moving a minute ago will not come
+		# back: end the run now instead of at the deadline.
+		if vm_link_dead "$rundir" "$@"; then
+			for name in "$@"; do
+				pid=$(cat "$rundir/$name.pid")
+				kill -0 "$pid" 2>/dev/null || continue
+				echo "timeout (emulated link stalled)" >"$rundir/$name.timeout"
+				kill -9 "$pid" 2>/dev/null
+			done
+			break
+		fi
 		alive=0
 		for name in "$@"; do
 			pid=$(cat "$rundir/$name.pid")
