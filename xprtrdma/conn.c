@@ -71,7 +71,7 @@ static int xprtrdma_cm_handler(struct rdma_cm_id *id,
 		nfsrdma_wire_decode_cm_pdata(&ep->peer,
 					     event->param.conn.private_data,
 					     event->param.conn.private_data_len);
-		ep->established = true;
+		set_bit(XPRTRDMA_EP_ESTABLISHED, &ep->flags);
 		xprtrdma_cm_step_done(ep, 0);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
@@ -89,8 +89,8 @@ static int xprtrdma_cm_handler(struct rdma_cm_id *id,
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
-		if (ep->established) {
-			ep->established = false;
+		/* Whoever clears the bit first, we or ->close, acts on it. */
+		if (test_and_clear_bit(XPRTRDMA_EP_ESTABLISHED, &ep->flags)) {
 			trace_xprtrdma_disconnect(ep->xp,
 						  rdma_event_msg(event->event),
 						  event->status);
@@ -268,7 +268,7 @@ static void xprtrdma_ep_free(struct xprtrdma_ep *ep)
 	/* Before the drain: the probe must not be posted behind its marker. */
 	cancel_delayed_work_sync(&ep->ka_work);
 	if (ep->cm_id->qp) {
-		if (ep->established)
+		if (test_and_clear_bit(XPRTRDMA_EP_ESTABLISHED, &ep->flags))
 			rdma_disconnect(ep->cm_id);
 		spin_lock_irqsave(&ep->post_lock, flags);
 		ep->draining = true;
@@ -276,7 +276,6 @@ static void xprtrdma_ep_free(struct xprtrdma_ep *ep)
 		/* Every posted WR completes (or flushes) before this returns. */
 		ib_drain_qp(ep->cm_id->qp);
 	}
-	ep->established = false;
 
 	/* No WR is left that could use an MR; take them back from requests. */
 	for (i = 0; i < xp->nr_reqs; i++) {
@@ -519,7 +518,8 @@ void xprtrdma_ep_destroy(struct xprtrdma_xprt *xp)
 	if (!ep)
 		return;
 	xp->ep = NULL;
-	trace_xprtrdma_disconnect(xp, ep->established ? "local close" :
+	trace_xprtrdma_disconnect(xp, test_bit(XPRTRDMA_EP_ESTABLISHED,
+					       &ep->flags) ? "local close" :
 				  "teardown after disconnect", 0);
 	xprtrdma_ep_free(ep);
 }

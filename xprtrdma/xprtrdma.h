@@ -185,7 +185,6 @@ struct xprtrdma_rep {
  * @recv_cq: receive completions (workqueue: reply handling may sleep)
  * @cm_done: completed by the CM handler at each connection-setup step
  * @cm_status: result of the last connection-setup step
- * @established: the CM reported ESTABLISHED and no disconnect since
  * @draining: teardown has begun; nothing new may be posted
  * @post_lock: orders posts from completion handlers against @draining
  * @peer: the server's RFC 8797 private data, or the defaults
@@ -215,7 +214,6 @@ struct xprtrdma_ep {
 	struct ib_cq *recv_cq;
 	struct completion cm_done;
 	int cm_status;
-	bool established;
 	bool draining;
 	spinlock_t post_lock;
 	struct nfsrdma_wire_cm_pdata peer;
@@ -238,6 +236,7 @@ struct xprtrdma_ep {
 /* Bits in &xprtrdma_ep.flags */
 enum {
 	XPRTRDMA_EP_KA_BUSY,		/* a keepalive probe is in flight */
+	XPRTRDMA_EP_ESTABLISHED,	/* CM said ESTABLISHED, no disconnect since */
 };
 
 /* Bits in &xprtrdma_sendctx.flags */
