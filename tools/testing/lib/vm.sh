@@ -105,7 +105,8 @@ vm_link_dead() {
 	local rundir=$1 name
 	shift
 	for name in "$@"; do
-		tr -d '\r' <"$rundir/$name.log" 2>/dev/null |
+		[ -e "$rundir/$name.log" ] || continue
+		tr -d '\r' <"$rundir/$name.log" |
 			grep -Eq 'NETDEV WATCHDOG: .*transmit queue [0-9]+ timed out ([6-9][0-9]{4}|[0-9]{6,}) ms' &&
 			return 0
 	done
