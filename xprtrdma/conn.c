@@ -125,18 +125,72 @@ static void xprtrdma_qp_event(struct ib_event *event, void *context)
 	}
 }
 
+/**
+ * xprtrdma_wr_failed - report a failed work request and break the connection
+ * @ep: connection the work request was posted on
+ * @what: which kind of work request, for the log
+ * @wc: its completion
+ *
+ * Every failed completion is traced.  The first error names the peer and
+ * the reason in the log; the flushes that follow it (the QP has left RTS,
+ * so every outstanding work request completes with IB_WC_WR_FLUSH_ERR)
+ * are logged once per connection, unless our own teardown caused them.
+ * The connection is then closed, and the RPC client reconnects and
+ * retransmits.
+ *
+ * Context: any (completion handlers run in softirq or a workqueue).
+ */
+void xprtrdma_wr_failed(struct xprtrdma_ep *ep, const char *what,
+			struct ib_wc *wc)
+{
+	struct xprtrdma_xprt *xp = ep->xp;
+
+	trace_xprtrdma_wc_error(xp, what, wc);
+	if (READ_ONCE(ep->draining))
+		return;
+	if (wc->status != IB_WC_WR_FLUSH_ERR)
+		pr_warn_ratelimited("xprtrdma: %s to %s failed: %s (status %d, vendor error %u); reconnecting\n",
+				    what, xprtrdma_peer(ep),
+				    ib_wc_status_msg(wc->status), wc->status,
+				    wc->vendor_err);
+	else if (!test_and_set_bit(XPRTRDMA_EP_FLUSHED, &ep->flags))
+		pr_warn_ratelimited("xprtrdma: connection to %s left RTS: %s flushed; reconnecting\n",
+				    xprtrdma_peer(ep), what);
+	xprtrdma_force_disconnect(xp);
+}
+
 static void xprtrdma_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct xprtrdma_ep *ep =
 		container_of(wc->wr_cqe, struct xprtrdma_ep, ka_cqe);
 
-	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
-		pr_info_ratelimited("xprtrdma: %s stopped answering (%s); reconnecting\n",
-				    xprtrdma_peer(ep),
-				    ib_wc_status_msg(wc->status));
-		xprtrdma_force_disconnect(ep->xp);
-	}
+	if (wc->status != IB_WC_SUCCESS)
+		xprtrdma_wr_failed(ep, "keepalive probe", wc);
 	clear_bit(XPRTRDMA_EP_KA_BUSY, &ep->flags);
+}
+
+/*
+ * Has a call's Send been waiting for its completion longer than any live
+ * peer could take?  A probe queues behind such a Send (RC keeps order), so
+ * only the age of the oldest Send shows a send queue that stopped moving:
+ * a provider that lost track of it, or a server that never reposts its
+ * receives while we retry RNR forever.
+ */
+static bool xprtrdma_send_stalled(struct xprtrdma_ep *ep)
+{
+	struct xprtrdma_xprt *xp = ep->xp;
+	unsigned int i;
+
+	for (i = 0; i < xp->nr_reqs; i++) {
+		struct xprtrdma_sendctx *sc = &xp->reqs[i].sc;
+
+		if (test_bit(XPRTRDMA_SEND_BUSY, &sc->flags) &&
+		    READ_ONCE(sc->ep) == ep &&
+		    time_after(jiffies, READ_ONCE(sc->posted) +
+			       XPRTRDMA_SEND_STALL_SECS * HZ))
+			return true;
+	}
+	return false;
 }
 
 static void xprtrdma_ka_work(struct work_struct *work)
@@ -154,6 +208,12 @@ static void xprtrdma_ka_work(struct work_struct *work)
 	unsigned long flags;
 	int ret = 0;
 
+	if (xprtrdma_send_stalled(ep)) {
+		pr_warn_ratelimited("xprtrdma: a Send to %s has not completed in %u s; reconnecting\n",
+				    xprtrdma_peer(ep), XPRTRDMA_SEND_STALL_SECS);
+		xprtrdma_force_disconnect(ep->xp);
+		return;
+	}
 	/* One probe at a time: a probe still in flight proves nothing yet. */
 	if (secs && !test_and_set_bit(XPRTRDMA_EP_KA_BUSY, &ep->flags)) {
 		spin_lock_irqsave(&ep->post_lock, flags);
@@ -287,7 +347,7 @@ static void xprtrdma_ep_free(struct xprtrdma_ep *ep)
 		mutex_unlock(&req->mr_mutex);
 	}
 
-	if (ep->mrs)
+	if (ep->mrs || ep->fence_mr)
 		xprtrdma_mr_pool_destroy(ep);
 	if (ep->reps)
 		xprtrdma_reps_free(ep);

@@ -8,6 +8,18 @@
  * fenced again with LOCAL_INV (or by the server's Send With Invalidate)
  * before the RPC completes, so the server can no longer reach pages the
  * upper layer is about to reuse.
+ *
+ * Every REG_MR chain starts with a LOCAL_INV of a fence MR that is never
+ * registered.  Soft-RoCE (rxe, at least through 6.1.192) executes local
+ * work requests as soon as its requester reaches them, but retires them
+ * only in order; when a transport retry then rewinds the send queue to an
+ * unacknowledged Send in front of them, it executes them again, and a
+ * second REG_MR of an MR that is already valid fails ("not free") and
+ * leaves the QP stalled.  rxe holds a LOCAL_INV until every earlier work
+ * request has completed (IBA 10.6.5.1), so the registrations behind the
+ * fence are reached only when nothing before them can be retried.
+ * Invalidating an invalid key is allowed by the verbs, so the fence is a
+ * no-op, and harmless if executed twice, on any device.
  */
 
 #include <linux/highmem.h>
@@ -18,21 +30,6 @@
 #include "xprtrdma.h"
 #include "trace.h"
 
-static void xprtrdma_mr_wc_error(struct xprtrdma_mr *mr, struct ib_wc *wc,
-				 const char *what)
-{
-	struct xprtrdma_xprt *xp = mr->ep->xp;
-
-	trace_xprtrdma_wc_error(xp, what, wc);
-	if (wc->status != IB_WC_WR_FLUSH_ERR)
-		pr_warn_ratelimited("xprtrdma: %s for %s failed: %s (%u)\n",
-				    what,
-				    xp->xprt.address_strings[RPC_DISPLAY_ADDR],
-				    ib_wc_status_msg(wc->status),
-				    wc->vendor_err);
-	xprtrdma_force_disconnect(xp);
-}
-
 /* REG_MR is posted unsignaled: this only runs when it failed. */
 static void xprtrdma_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -40,7 +37,7 @@ static void xprtrdma_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 		container_of(wc->wr_cqe, struct xprtrdma_mr, reg_cqe);
 
 	if (wc->status != IB_WC_SUCCESS)
-		xprtrdma_mr_wc_error(mr, wc, "REG_MR");
+		xprtrdma_wr_failed(mr->ep, "REG_MR", wc);
 }
 
 static void xprtrdma_inv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -49,13 +46,23 @@ static void xprtrdma_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 		container_of(wc->wr_cqe, struct xprtrdma_mr, inv_cqe);
 
 	if (wc->status != IB_WC_SUCCESS)
-		xprtrdma_mr_wc_error(mr, wc, "LOCAL_INV");
+		xprtrdma_wr_failed(mr->ep, "LOCAL_INV", wc);
 	/*
 	 * The chain is ordered and only its last WR is signaled, so this
 	 * completion (even a flush) means every LOCAL_INV before it is done.
 	 */
 	if (mr->signaled)
 		complete(&mr->req->inv_done);
+}
+
+/* The fence is posted unsignaled: this only runs when it failed. */
+static void xprtrdma_fence_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct xprtrdma_ep *ep =
+		container_of(wc->wr_cqe, struct xprtrdma_ep, fence_cqe);
+
+	if (wc->status != IB_WC_SUCCESS)
+		xprtrdma_wr_failed(ep, "LOCAL_INV (fence)", wc);
 }
 
 /**
@@ -79,9 +86,20 @@ int xprtrdma_mr_pool_create(struct xprtrdma_ep *ep, unsigned int count)
 		return -EOPNOTSUPP;
 	ep->mr_depth = depth;
 
+	ep->fence_mr = ib_alloc_mr(ep->pd, IB_MR_TYPE_MEM_REG, 1);
+	if (IS_ERR(ep->fence_mr)) {
+		int ret = PTR_ERR(ep->fence_mr);
+
+		ep->fence_mr = NULL;
+		return ret;
+	}
+	ep->fence_cqe.done = xprtrdma_fence_done;
+
 	ep->mrs = kcalloc(count, sizeof(*ep->mrs), GFP_KERNEL);
-	if (!ep->mrs)
+	if (!ep->mrs) {
+		xprtrdma_mr_pool_destroy(ep);
 		return -ENOMEM;
+	}
 	for (i = 0; i < count; i++) {
 		struct xprtrdma_mr *mr = &ep->mrs[i];
 		struct ib_mr *ibmr;
@@ -128,6 +146,36 @@ void xprtrdma_mr_pool_destroy(struct xprtrdma_ep *ep)
 	ep->mrs = NULL;
 	ep->nr_mrs = 0;
 	INIT_LIST_HEAD(&ep->mr_free);
+	if (ep->fence_mr) {
+		ib_dereg_mr(ep->fence_mr);
+		ep->fence_mr = NULL;
+	}
+}
+
+/**
+ * xprtrdma_reg_fence - put the fence in front of a REG_MR chain
+ * @ep: connection the chain will be posted on
+ * @regs: first REG_MR of the chain
+ *
+ * See the top of this file for why.  @ep has one fence work request,
+ * which is enough because chains are only posted under XPRT_LOCKED and
+ * ib_post_send() copies the request before it returns.
+ *
+ * Context: process context, under XPRT_LOCKED.
+ *
+ * Return: the new head of the chain.
+ */
+struct ib_send_wr *xprtrdma_reg_fence(struct xprtrdma_ep *ep,
+				      struct ib_send_wr *regs)
+{
+	struct ib_send_wr *wr = &ep->fence_wr;
+
+	memset(wr, 0, sizeof(*wr));
+	wr->opcode = IB_WR_LOCAL_INV;
+	wr->wr_cqe = &ep->fence_cqe;
+	wr->ex.invalidate_rkey = ep->fence_mr->rkey;
+	wr->next = regs;
+	return wr;
 }
 
 static struct xprtrdma_mr *xprtrdma_mr_get(struct xprtrdma_ep *ep)

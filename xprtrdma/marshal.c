@@ -265,17 +265,9 @@ static void xprtrdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct xprtrdma_sendctx *sc =
 		container_of(wc->wr_cqe, struct xprtrdma_sendctx, cqe);
-	struct rpc_xprt *xprt = &sc->xp->xprt;
 
-	if (wc->status != IB_WC_SUCCESS) {
-		trace_xprtrdma_wc_error(sc->xp, "SEND", wc);
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_warn_ratelimited("xprtrdma: send to %s failed: %s (%u)\n",
-					    xprt->address_strings[RPC_DISPLAY_ADDR],
-					    ib_wc_status_msg(wc->status),
-					    wc->vendor_err);
-		xprtrdma_force_disconnect(sc->xp);
-	}
+	if (wc->status != IB_WC_SUCCESS)
+		xprtrdma_wr_failed(sc->ep, "Send", wc);
 	ib_dma_unmap_single(sc->ep->device, sc->dma, sc->len, DMA_TO_DEVICE);
 	clear_bit(XPRTRDMA_SEND_BUSY, &sc->flags);
 	smp_mb__after_atomic();
@@ -343,6 +335,7 @@ int xprtrdma_sendctx_post(struct xprtrdma_sendctx *sc, struct xprtrdma_ep *ep,
 	else
 		first = &sc->wr;
 
+	WRITE_ONCE(sc->posted, jiffies);
 	set_bit(XPRTRDMA_SEND_BUSY, &sc->flags);
 	ret = ib_post_send(ep->cm_id->qp, first, bad);
 	if (ret) {
@@ -384,7 +377,7 @@ static int xprtrdma_post_call(struct xprtrdma_req *req, struct xprtrdma_ep *ep)
 	struct rpc_xprt *xprt = rqst->rq_xprt;
 	struct xprtrdma_xprt *xp = req->xp;
 	struct xprtrdma_marshal_info info;
-	struct ib_send_wr *first, *last;
+	struct ib_send_wr *first, *last, *regs;
 	const struct ib_send_wr *bad;
 	int len, ret, tries = 0;
 
@@ -413,16 +406,19 @@ again:
 		return -EIO;
 	}
 
+	regs = first;
+	if (regs)
+		first = xprtrdma_reg_fence(ep, regs);
 	ret = xprtrdma_sendctx_post(&req->sc, ep, len, first, last, &bad);
 	if (ret) {
 		/*
 		 * Part of the REG_MR chain may be on the wire; only a
 		 * reconnect reliably retires it, and teardown takes the MRs
-		 * back.  If nothing was posted they can go back now.
+		 * back.  If no REG_MR was posted they can go back now.
 		 */
 		pr_warn_ratelimited("xprtrdma: post to %s failed: %d\n",
 				    xprt->address_strings[RPC_DISPLAY_ADDR], ret);
-		if (!bad || bad == first)
+		if (!bad || bad == first || bad == regs)
 			xprtrdma_mrs_drop(req);
 		xprt_force_disconnect(xprt);
 		return -ENOTCONN;

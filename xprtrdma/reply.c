@@ -277,14 +277,7 @@ void xprtrdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	int ret;
 
 	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR) {
-			trace_xprtrdma_wc_error(ep->xp, "RECV", wc);
-			pr_warn_ratelimited("xprtrdma: receive from %s failed: %s (%u)\n",
-					    xprtrdma_rep_peer(ep->xp),
-					    ib_wc_status_msg(wc->status),
-					    wc->vendor_err);
-			xprt_force_disconnect(xprt);
-		}
+		xprtrdma_wr_failed(ep, "Receive", wc);
 		return;
 	}
 

@@ -57,14 +57,21 @@
 #define XPRTRDMA_EXTRA_RECVS		4
 
 /*
- * Work requests one RPC can put on the send queue: a REG_MR for each MR
- * of its chunks plus the Send, and later a LOCAL_INV for each MR.
+ * Work requests one RPC can put on the send queue: the fence and a REG_MR
+ * for each MR of its chunks plus the Send, and later a LOCAL_INV for each
+ * MR.
  */
 #define XPRTRDMA_MAX_MRS_PER_REQ	8
-#define XPRTRDMA_WRS_PER_REQ		(2 * XPRTRDMA_MAX_MRS_PER_REQ + 1)
+#define XPRTRDMA_WRS_PER_REQ		(2 * XPRTRDMA_MAX_MRS_PER_REQ + 2)
 
 /* Pages in one MR at most; a 1 MiB payload starting mid-page needs 257. */
 #define XPRTRDMA_MAX_MR_DEPTH		(XPRTRDMA_MAX_PAYLOAD / PAGE_SIZE + 1)
+
+/*
+ * A Send not completed after this long means the send queue has stopped;
+ * the keepalive work checks at every probe interval.
+ */
+#define XPRTRDMA_SEND_STALL_SECS	30
 
 /* Connection setup time limits, in milliseconds. */
 #define XPRTRDMA_RESOLVE_TIMEOUT_MS	5000
@@ -195,6 +202,10 @@ struct xprtrdma_rep {
  * @mr_free: idle MRs
  * @mrs: every MR, for teardown
  * @nr_mrs: entries in @mrs
+ * @fence_mr: never registered; its LOCAL_INV heads every REG_MR chain
+ *	(see frwr.c)
+ * @fence_wr: that LOCAL_INV
+ * @fence_cqe: its completion (only errors are reported)
  * @reps: receive objects
  * @nr_reps: entries in @reps
  * @flags: XPRTRDMA_EP_* bits
@@ -224,6 +235,9 @@ struct xprtrdma_ep {
 	struct list_head mr_free;
 	struct xprtrdma_mr *mrs;
 	unsigned int nr_mrs;
+	struct ib_mr *fence_mr;
+	struct ib_send_wr fence_wr;
+	struct ib_cqe fence_cqe;
 	struct xprtrdma_rep *reps;
 	unsigned int nr_reps;
 	unsigned long flags;
@@ -237,6 +251,7 @@ struct xprtrdma_ep {
 enum {
 	XPRTRDMA_EP_KA_BUSY,		/* a keepalive probe is in flight */
 	XPRTRDMA_EP_ESTABLISHED,	/* CM said ESTABLISHED, no disconnect since */
+	XPRTRDMA_EP_FLUSHED,		/* a flushed completion has been logged */
 };
 
 /* Bits in &xprtrdma_sendctx.flags */
@@ -252,6 +267,7 @@ enum {
  *	&xprtrdma_xprt.inline_send bytes
  * @dma: DMA address of @buf while the Send is in flight
  * @len: bytes of @buf being sent
+ * @posted: jiffies when the Send was posted, for the stall check
  * @flags: XPRTRDMA_SEND_* bits
  * @cqe: Send completion
  * @wr: the Send work request
@@ -266,6 +282,7 @@ struct xprtrdma_sendctx {
 	void *buf;
 	u64 dma;
 	u32 len;
+	unsigned long posted;
 	unsigned long flags;
 	struct ib_cqe cqe;
 	struct ib_send_wr wr;
@@ -383,6 +400,8 @@ void xprtrdma_connect_worker(struct work_struct *work);
 void xprtrdma_ep_destroy(struct xprtrdma_xprt *xp);
 void xprtrdma_device_removed(struct ib_device *device);
 int xprtrdma_post_recv(struct xprtrdma_rep *rep);
+void xprtrdma_wr_failed(struct xprtrdma_ep *ep, const char *what,
+			struct ib_wc *wc);
 
 /* frwr.c */
 int xprtrdma_mr_pool_create(struct xprtrdma_ep *ep, unsigned int count);
@@ -394,6 +413,8 @@ int xprtrdma_register_xdr(struct xprtrdma_req *req, struct xdr_buf *xdr,
 void xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey);
 void xprtrdma_mrs_drop(struct xprtrdma_req *req);
 void xprtrdma_qp_fence(struct xprtrdma_ep *ep);
+struct ib_send_wr *xprtrdma_reg_fence(struct xprtrdma_ep *ep,
+				      struct ib_send_wr *regs);
 
 /* marshal.c */
 int xprtrdma_send_request(struct rpc_rqst *rqst);
