@@ -554,6 +554,7 @@ static int xprtrdma_ep_create(struct xprtrdma_xprt *xp)
 		goto out_free;
 
 	ep->max_send = min_t(u32, xp->inline_send, ep->peer.recv_size);
+	ep->max_recv = min_t(u32, xp->inline_recv, ep->peer.send_size);
 	xp->ep = ep;
 	queue_delayed_work(system_wq, &ep->ka_work,
 			   (READ_ONCE(xprtrdma_keepalive) ?: 30) * HZ);
@@ -627,7 +628,7 @@ void xprtrdma_connect_worker(struct work_struct *work)
 		pr_info("xprtrdma: connected to %s:%s (inline send %u, recv %u%s)\n",
 			xprt->address_strings[RPC_DISPLAY_ADDR],
 			xprt->address_strings[RPC_DISPLAY_PORT],
-			xp->ep->max_send, xp->inline_recv,
+			xp->ep->max_send, xp->ep->max_recv,
 			xp->ep->peer.remote_inv ? ", remote invalidation" : "");
 	} else {
 		pr_info_ratelimited("xprtrdma: connect to %s:%s failed: %d\n",

@@ -85,6 +85,7 @@ void xprtrdma_copy_xdr(void *dst, const struct xdr_buf *xdr, u32 tail_skip,
 
 /* Offer a Write chunk or a Reply chunk for the reply, if it needs one. */
 static int xprtrdma_marshal_reply(struct xprtrdma_req *req,
+				  struct xprtrdma_ep *ep,
 				  struct nfsrdma_wire_hdr *hdr,
 				  struct ib_send_wr **first,
 				  struct ib_send_wr **last)
@@ -94,8 +95,12 @@ static int xprtrdma_marshal_reply(struct xprtrdma_req *req,
 	u32 reply_room;
 	int n;
 
-	/* What the server's reply header may take besides the message. */
-	reply_room = req->xp->inline_recv -
+	/*
+	 * What the server's reply header may take besides the message: the
+	 * server sends inline no more than the smaller of our receive
+	 * buffers and its own send limit (RFC 8797).
+	 */
+	reply_room = ep->max_recv -
 		     nfsrdma_wire_chunks_size(0, 1, XPRTRDMA_MAX_MRS_PER_REQ,
 					      false, 0);
 
@@ -197,7 +202,7 @@ static int xprtrdma_marshal(struct xprtrdma_req *req, struct xprtrdma_ep *ep,
 	req->reply_offered = 0;
 	memset(info, 0, sizeof(*info));
 
-	ret = xprtrdma_marshal_reply(req, hdr, first, last);
+	ret = xprtrdma_marshal_reply(req, ep, hdr, first, last);
 	if (ret)
 		return ret;
 	pool = xprtrdma_pool_used(hdr);

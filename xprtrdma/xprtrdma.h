@@ -195,7 +195,10 @@ struct xprtrdma_rep {
  * @draining: teardown has begun; nothing new may be posted
  * @post_lock: orders posts from completion handlers against @draining
  * @peer: the server's RFC 8797 private data, or the defaults
- * @max_send: largest RPC-over-RDMA message we may send
+ * @max_send: largest RPC-over-RDMA message we may send: the smaller of
+ *	our send buffers and the server's receive size
+ * @max_recv: largest RPC-over-RDMA message the server may send us inline:
+ *	the smaller of our receive buffers and the server's send size
  * @max_reqs: calls the send queue can carry at once, at most one per slot
  * @mr_depth: pages per MR
  * @mr_lock: protects @mr_free
@@ -229,6 +232,7 @@ struct xprtrdma_ep {
 	spinlock_t post_lock;
 	struct nfsrdma_wire_cm_pdata peer;
 	u32 max_send;
+	u32 max_recv;
 	u32 max_reqs;
 	u32 mr_depth;
 	spinlock_t mr_lock;
