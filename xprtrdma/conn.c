@@ -599,8 +599,19 @@ void xprtrdma_connect_worker(struct work_struct *work)
 						struct xprtrdma_xprt,
 						connect_work);
 	struct rpc_xprt *xprt = &xp->xprt;
-	unsigned int pflags = memalloc_nofs_save();
+	unsigned int nofs, noreclaim = 0;
+	bool swapper;
 	int status;
+
+	/*
+	 * Never recurse into NFS for memory while connecting.  With a swap
+	 * file on this transport, reconnecting is part of freeing memory,
+	 * so it may also use the emergency reserves.
+	 */
+	nofs = memalloc_nofs_save();
+	swapper = atomic_read(&xprt->swapper);
+	if (swapper)
+		noreclaim = memalloc_noreclaim_save();
 
 	/* A leftover connection would otherwise leak its resources. */
 	xprtrdma_ep_destroy(xp);
@@ -640,7 +651,9 @@ void xprtrdma_connect_worker(struct work_struct *work)
 	xprt_clear_connecting(xprt);
 	xprt_unlock_connect(xprt, xp);
 	xprt_wake_pending_tasks(xprt, status);
-	memalloc_nofs_restore(pflags);
+	if (swapper)
+		memalloc_noreclaim_restore(noreclaim);
+	memalloc_nofs_restore(nofs);
 }
 
 static bool xprtrdma_device_busy(struct ib_device *device)

@@ -73,14 +73,20 @@ static int xprtrdma_buf_alloc(struct rpc_task *task)
 {
 	struct rpc_rqst *rqst = task->tk_rqstp;
 	size_t callsize = ALIGN(rqst->rq_callsize, 8);
+	gfp_t gfp = rpc_task_gfp_mask() | __GFP_NOWARN;
 	void *buf;
 
 	/*
 	 * kmalloc, not vmalloc: chunks may cover these buffers, and FRWR
 	 * needs them physically contiguous within each page run.
 	 */
-	buf = kmalloc(callsize + rqst->rq_rcvsize,
-		      rpc_task_gfp_mask() | __GFP_NOWARN);
+	/*
+	 * A swap-out must not wait for memory that only its own completion
+	 * can free: swapper tasks may dip into the emergency reserves.
+	 */
+	if (RPC_IS_SWAPPER(task))
+		gfp |= __GFP_MEMALLOC;
+	buf = kmalloc(callsize + rqst->rq_rcvsize, gfp);
 	if (!buf)
 		return -ENOMEM;
 	rqst->rq_buffer = buf;
@@ -255,6 +261,25 @@ static void xprtrdma_timer(struct rpc_xprt *xprt, struct rpc_task *task)
 	xprt_force_disconnect(xprt);
 }
 
+/*
+ * Swap over NFS (rpc_clnt_swap_activate).  Everything a call needs once it
+ * has a slot is preallocated per connection (send buffers, receives, MRs)
+ * or, for the RPC buffer, taken from the reserves for swapper tasks.  What
+ * is left is the connection itself: while a swap file is active, the
+ * connect worker may use the reserves too (xprtrdma_connect_worker), as a
+ * socket transport marks its socket SOCK_MEMALLOC.
+ */
+static int xprtrdma_enable_swap(struct rpc_xprt *xprt)
+{
+	atomic_inc(&xprt->swapper);
+	return 0;
+}
+
+static void xprtrdma_disable_swap(struct rpc_xprt *xprt)
+{
+	atomic_dec(&xprt->swapper);
+}
+
 static const struct rpc_xprt_ops xprtrdma_ops = {
 	.reserve_xprt		= xprt_reserve_xprt_cong,
 	.release_xprt		= xprt_release_xprt_cong,
@@ -273,6 +298,8 @@ static const struct rpc_xprt_ops xprtrdma_ops = {
 	.set_connect_timeout	= xprtrdma_set_connect_timeout,
 	.print_stats		= xprtrdma_print_stats,
 	.inject_disconnect	= xprtrdma_inject_disconnect,
+	.enable_swap		= xprtrdma_enable_swap,
+	.disable_swap		= xprtrdma_disable_swap,
 	.bc_setup		= xprtrdma_bc_setup,
 	.bc_maxpayload		= xprtrdma_bc_maxpayload,
 	.bc_num_slots		= xprtrdma_bc_num_slots,
