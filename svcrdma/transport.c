@@ -482,6 +482,27 @@ static int svcrdma_conn_setup(struct svcrdma_xprt *xp)
 	return ret;
 }
 
+/*
+ * Tell the svc layer who the peer is.  nfsd's duplicate-reply cache keys a
+ * call by the peer's address *and port*, and expects a client to keep its
+ * port across reconnects, as TCP clients do by rebinding their source
+ * port.  An RDMA-CM client gets a fresh ephemeral port on every connection,
+ * so a call retransmitted after a reconnect would miss the cache and a
+ * non-idempotent operation (CREATE, REMOVE, RENAME) would run twice.  The
+ * port means nothing to RPC-over-RDMA (privilege is decided by
+ * svcrdma_secure_port, not by the port), so report every peer with port
+ * 0: retransmissions from the same host then find their cached reply.
+ */
+static void svcrdma_set_remote(struct svcrdma_xprt *xp)
+{
+	struct sockaddr_storage peer;
+	struct sockaddr *sa = (struct sockaddr *)&peer;
+
+	memcpy(&peer, &xp->cm_id->route.addr.dst_addr, sizeof(peer));
+	rpc_set_port(sa, 0);
+	svc_xprt_set_remote(&xp->xprt, sa, svc_addr_len(sa));
+}
+
 static struct svc_xprt *svcrdma_accept(struct svc_xprt *xprt)
 {
 	struct svcrdma_xprt *lx = svcrdma_of(xprt);
@@ -510,8 +531,7 @@ static struct svc_xprt *svcrdma_accept(struct svc_xprt *xprt)
 	set_bit(SVCRDMA_F_ACCEPTED, &xp->flags);
 	smp_mb__after_atomic();
 
-	sa = (struct sockaddr *)&xp->cm_id->route.addr.dst_addr;
-	svc_xprt_set_remote(&xp->xprt, sa, svc_addr_len(sa));
+	svcrdma_set_remote(xp);
 	sa = (struct sockaddr *)&xp->cm_id->route.addr.src_addr;
 	svc_xprt_set_local(&xp->xprt, sa, svc_addr_len(sa));
 
