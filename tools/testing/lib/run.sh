@@ -72,8 +72,7 @@ respawn_client() {
 	wait "$pid" 2>/dev/null
 	: >"$rundir/client.killed"
 	: >"$rundir/sync.client-killed"
-	vm_start client2 client2 "$rundir" 1536 1 \
-		"server=off,addr.type=unix,addr.path=$rundir/link.sock"
+	vm_start client2 client2 "$rundir" 1536 1 "$(vm_link_spec "$rundir" client)"
 }
 
 # link_stalled_where RUNDIR: the guest logs in which virtio-net reported
