@@ -164,8 +164,18 @@ static void xprtrdma_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct xprtrdma_ep *ep =
 		container_of(wc->wr_cqe, struct xprtrdma_ep, ka_cqe);
 
-	if (wc->status != IB_WC_SUCCESS)
-		xprtrdma_wr_failed(ep, "keepalive probe", wc);
+	if (wc->status == IB_WC_SUCCESS || wc->status == IB_WC_WR_FLUSH_ERR ||
+	    READ_ONCE(ep->draining)) {
+		if (wc->status != IB_WC_SUCCESS)
+			xprtrdma_wr_failed(ep, "keepalive probe", wc);
+	} else {
+		/* The probe's own verdict, in the words admins look for. */
+		trace_xprtrdma_wc_error(ep->xp, "keepalive probe", wc);
+		pr_info_ratelimited("xprtrdma: %s stopped answering (%s); reconnecting\n",
+				    xprtrdma_peer(ep),
+				    ib_wc_status_msg(wc->status));
+		xprtrdma_force_disconnect(ep->xp);
+	}
 	clear_bit(XPRTRDMA_EP_KA_BUSY, &ep->flags);
 }
 
