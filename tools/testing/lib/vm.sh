@@ -103,7 +103,7 @@ vm_start() {
 	local -a netargs=()
 	if [ -n "$net" ]; then
 		netargs=(-netdev "$net,id=n0"
-			-device "virtio-net-pci,netdev=n0,mac=$(vm_mac "$role")")
+			-device "virtio-net-pci,netdev=n0,mac=$(vm_mac "$role"),rx_queue_size=1024")
 		# Record the link from the server's side: every frame either
 		# VM sends crosses it, and the host needs no guest tooling.
 		if [ -n "${VM_CAPTURE:-}" ] && [ "$role" = server ]; then
