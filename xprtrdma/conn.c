@@ -135,8 +135,8 @@ static void xprtrdma_qp_event(struct ib_event *event, void *context)
  * the reason in the log; the flushes that follow it (the QP has left RTS,
  * so every outstanding work request completes with IB_WC_WR_FLUSH_ERR)
  * are logged once per connection, unless our own teardown caused them.
- * The connection is then closed, and the RPC client reconnects and
- * retransmits.
+ * The connection is then closed (unless a disconnect was already acted
+ * on), and the RPC client reconnects and retransmits.
  *
  * Context: any (completion handlers run in softirq or a workqueue).
  */
@@ -149,14 +149,20 @@ void xprtrdma_wr_failed(struct xprtrdma_ep *ep, const char *what,
 	if (READ_ONCE(ep->draining))
 		return;
 	if (wc->status != IB_WC_WR_FLUSH_ERR)
-		pr_warn_ratelimited("xprtrdma: %s to %s failed: %s (status %d, vendor error %u); reconnecting\n",
+		pr_warn_ratelimited("xprtrdma: %s for %s failed: %s (status %d, vendor error %u); reconnecting\n",
 				    what, xprtrdma_peer(ep),
 				    ib_wc_status_msg(wc->status), wc->status,
 				    wc->vendor_err);
 	else if (!test_and_set_bit(XPRTRDMA_EP_FLUSHED, &ep->flags))
 		pr_warn_ratelimited("xprtrdma: connection to %s left RTS: %s flushed; reconnecting\n",
 				    xprtrdma_peer(ep), what);
-	xprtrdma_force_disconnect(xp);
+	/*
+	 * Once the CM handler has seen the disconnect it has closed the
+	 * transport itself; a second close, deferred, could hit the next
+	 * connection.
+	 */
+	if (test_bit(XPRTRDMA_EP_ESTABLISHED, &ep->flags))
+		xprtrdma_force_disconnect(xp);
 }
 
 static void xprtrdma_ka_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -194,8 +200,11 @@ static bool xprtrdma_send_stalled(struct xprtrdma_ep *ep)
 	for (i = 0; i < xp->nr_reqs; i++) {
 		struct xprtrdma_sendctx *sc = &xp->reqs[i].sc;
 
-		if (test_bit(XPRTRDMA_SEND_BUSY, &sc->flags) &&
-		    READ_ONCE(sc->ep) == ep &&
+		if (!test_bit(XPRTRDMA_SEND_BUSY, &sc->flags))
+			continue;
+		/* Pairs with the barrier before the bit is set. */
+		smp_rmb();
+		if (READ_ONCE(sc->ep) == ep &&
 		    time_after(jiffies, READ_ONCE(sc->posted) +
 			       XPRTRDMA_SEND_STALL_SECS * HZ))
 			return true;
@@ -338,11 +347,15 @@ static void xprtrdma_ep_free(struct xprtrdma_ep *ep)
 	/* Before the drain: the probe must not be posted behind its marker. */
 	cancel_delayed_work_sync(&ep->ka_work);
 	if (ep->cm_id->qp) {
-		if (test_and_clear_bit(XPRTRDMA_EP_ESTABLISHED, &ep->flags))
-			rdma_disconnect(ep->cm_id);
+		/*
+		 * Draining from here on: rdma_disconnect() moves the QP to
+		 * Error, and the flushes it causes are ours, not news.
+		 */
 		spin_lock_irqsave(&ep->post_lock, flags);
 		ep->draining = true;
 		spin_unlock_irqrestore(&ep->post_lock, flags);
+		if (test_and_clear_bit(XPRTRDMA_EP_ESTABLISHED, &ep->flags))
+			rdma_disconnect(ep->cm_id);
 		/* Every posted WR completes (or flushes) before this returns. */
 		ib_drain_qp(ep->cm_id->qp);
 	}
@@ -547,7 +560,7 @@ static int xprtrdma_ep_create(struct xprtrdma_xprt *xp)
 		goto out_free;
 	/* Two MRs per slot covers a data chunk plus a Reply chunk's pieces. */
 	ret = xprtrdma_mr_pool_create(ep, min_t(u32, xp->nr_reqs * 2,
-						ep->device->attrs.max_mr));
+						ep->device->attrs.max_mr - 1));
 	if (ret)
 		goto out_free;
 	ret = xprtrdma_reps_create(ep, xp->nr_reqs + XPRTRDMA_EXTRA_RECVS);

@@ -17,9 +17,11 @@
  * second REG_MR of an MR that is already valid fails ("not free") and
  * leaves the QP stalled.  rxe holds a LOCAL_INV until every earlier work
  * request has completed (IBA 10.6.5.1), so the registrations behind the
- * fence are reached only when nothing before them can be retried.
- * Invalidating an invalid key is allowed by the verbs, so the fence is a
- * no-op, and harmless if executed twice, on any device.
+ * fence are reached only when nothing before them can be retried (the
+ * keepalive probe, which posts without XPRT_LOCKED, is kept out of the
+ * chain by ep->post_lock).  The verbs allow invalidating a key that is not
+ * valid (siw says so explicitly; rxe, rdmavt and mlx5 accept it), so
+ * elsewhere the fence is one extra no-op work request.
  */
 
 #include <linux/highmem.h>

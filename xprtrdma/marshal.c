@@ -318,10 +318,11 @@ int xprtrdma_sendctx_post(struct xprtrdma_sendctx *sc, struct xprtrdma_ep *ep,
 			  struct ib_send_wr *last,
 			  const struct ib_send_wr **bad)
 {
+	unsigned long flags;
 	int ret;
 
 	*bad = NULL;
-	sc->ep = ep;
+	WRITE_ONCE(sc->ep, ep);
 	sc->len = len;
 	sc->dma = ib_dma_map_single(ep->device, sc->buf, len, DMA_TO_DEVICE);
 	if (ib_dma_mapping_error(ep->device, sc->dma))
@@ -341,8 +342,18 @@ int xprtrdma_sendctx_post(struct xprtrdma_sendctx *sc, struct xprtrdma_ep *ep,
 		first = &sc->wr;
 
 	WRITE_ONCE(sc->posted, jiffies);
+	/* The stall check reads @posted after seeing the bit. */
+	smp_mb__before_atomic();
 	set_bit(XPRTRDMA_SEND_BUSY, &sc->flags);
+	/*
+	 * Providers may take a chain one work request at a time, and the
+	 * keepalive probe posts without XPRT_LOCKED: under @post_lock the
+	 * probe cannot land between the REG_MR fence and the registrations
+	 * it guards (see frwr.c).
+	 */
+	spin_lock_irqsave(&ep->post_lock, flags);
 	ret = ib_post_send(ep->cm_id->qp, first, bad);
+	spin_unlock_irqrestore(&ep->post_lock, flags);
 	if (ret) {
 		/* The Send ends the chain, so it was never posted. */
 		ib_dma_unmap_single(ep->device, sc->dma, len, DMA_TO_DEVICE);

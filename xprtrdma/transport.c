@@ -73,20 +73,14 @@ static int xprtrdma_buf_alloc(struct rpc_task *task)
 {
 	struct rpc_rqst *rqst = task->tk_rqstp;
 	size_t callsize = ALIGN(rqst->rq_callsize, 8);
-	gfp_t gfp = rpc_task_gfp_mask() | __GFP_NOWARN;
 	void *buf;
 
 	/*
 	 * kmalloc, not vmalloc: chunks may cover these buffers, and FRWR
 	 * needs them physically contiguous within each page run.
 	 */
-	/*
-	 * A swap-out must not wait for memory that only its own completion
-	 * can free: swapper tasks may dip into the emergency reserves.
-	 */
-	if (RPC_IS_SWAPPER(task))
-		gfp |= __GFP_MEMALLOC;
-	buf = kmalloc(callsize + rqst->rq_rcvsize, gfp);
+	buf = kmalloc(callsize + rqst->rq_rcvsize,
+		      rpc_task_gfp_mask() | __GFP_NOWARN);
 	if (!buf)
 		return -ENOMEM;
 	rqst->rq_buffer = buf;
@@ -263,11 +257,11 @@ static void xprtrdma_timer(struct rpc_xprt *xprt, struct rpc_task *task)
 
 /*
  * Swap over NFS (rpc_clnt_swap_activate).  Everything a call needs once it
- * has a slot is preallocated per connection (send buffers, receives, MRs)
- * or, for the RPC buffer, taken from the reserves for swapper tasks.  What
- * is left is the connection itself: while a swap file is active, the
- * connect worker may use the reserves too (xprtrdma_connect_worker), as a
- * socket transport marks its socket SOCK_MEMALLOC.
+ * has a slot is preallocated per connection (send buffers, receives, MRs),
+ * and the RPC buffer of a swapper task comes from the reserves because
+ * rpciod runs such tasks with PF_MEMALLOC.  What is left is the connection
+ * itself: while a swap file is active, the connect worker may use the
+ * reserves too (xprtrdma_connect_worker), as a socket transport's does.
  */
 static int xprtrdma_enable_swap(struct rpc_xprt *xprt)
 {
