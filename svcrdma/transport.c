@@ -492,6 +492,7 @@ static int svcrdma_conn_setup(struct svcrdma_xprt *xp)
  * port means nothing to RPC-over-RDMA (privilege is decided by
  * svcrdma_secure_port, not by the port), so report every peer with port
  * 0: retransmissions from the same host then find their cached reply.
+ * Log lines still name the peer's real address and port.
  */
 static void svcrdma_set_remote(struct svcrdma_xprt *xp)
 {
@@ -501,6 +502,8 @@ static void svcrdma_set_remote(struct svcrdma_xprt *xp)
 	memcpy(&peer, &xp->cm_id->route.addr.dst_addr, sizeof(peer));
 	rpc_set_port(sa, 0);
 	svc_xprt_set_remote(&xp->xprt, sa, svc_addr_len(sa));
+	snprintf(xp->xprt.xpt_remotebuf, sizeof(xp->xprt.xpt_remotebuf) - 1,
+		 "%pISpc", &xp->cm_id->route.addr.dst_addr);
 }
 
 static struct svc_xprt *svcrdma_accept(struct svc_xprt *xprt)
