@@ -11,7 +11,7 @@ VERSION := $(shell git -C $(CURDIR) describe --always --dirty 2>/dev/null || ech
 
 MODULES := wire/nfsrdma_wire.ko xprtrdma/xprtrdma.ko svcrdma/svcrdma.ko
 
-.PHONY: all module modules lint install uninstall dkms-install setup check \
+.PHONY: all module modules lint install uninstall dkms-install setup check check-full \
 	bench demo clean help
 
 all: module
@@ -20,6 +20,7 @@ help:
 	@echo "make            build the modules against KDIR (default: $(KDIR))"
 	@echo "make lint       build with W=1 and sparse, run kernel-doc; warnings fail"
 	@echo "make check      setup, lint, codec tests, fuzz smoke, VM tests"
+	@echo "make check-full make check plus tools/testing/tests-full.conf"
 	@echo "make demo       two-VM NFS-over-RDMA export, mount and copy"
 	@echo "make bench      fio and perftest in two VMs, results/bench/"
 	@echo "make install    install modules and modprobe config (root)"
@@ -58,6 +59,11 @@ setup:
 check:
 	@scripts/setup.sh
 	@KVER=$(KVER) tools/testing/check.sh
+
+# make check plus the instances that do not fit CI's time limit.
+check-full:
+	@scripts/setup.sh
+	@KVER=$(KVER) CHECK_FULL=1 tools/testing/check.sh
 
 bench:
 	@scripts/setup.sh

@@ -4,8 +4,9 @@
 # check.sh: everything 'make check' runs, as one TAP stream ending in the
 # "N passed, N failed" line CI reads.  Stages: W=1 + sparse build, kernel-doc,
 # codec unit tests (ASan/UBSan), codec fuzz smoke, then the VM tests listed
-# in tests.conf.  Set CHECK_VM=PATTERN to run only matching VM tests, and
-# FUZZ_SECONDS to change the fuzz budget.
+# in tests.conf (and, for 'make check-full', CHECK_FULL=1, those in
+# tests-full.conf after them).  Set CHECK_VM=PATTERN to run only matching
+# VM tests, and FUZZ_SECONDS to change the fuzz budget.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -44,6 +45,8 @@ stage codec-fuzz "codec: libFuzzer on the decoders for ${FUZZ_SECONDS:-60} s" \
 stage hostile "hostile client tool builds with -Wall -Wextra -Werror" \
 	make -C "$here/hostile"
 
+confs=("$here/tests.conf")
+[ "${CHECK_FULL:-0}" = 1 ] && confs+=("$here/tests-full.conf")
 if [ "$built" = 1 ] && vm_initramfs >"$logs/initramfs.log" 2>&1; then
 	while read -r t topo c s expect; do
 		case "$t" in '#'* | '') continue ;; esac
@@ -52,7 +55,7 @@ if [ "$built" = 1 ] && vm_initramfs >"$logs/initramfs.log" 2>&1; then
 			continue
 		fi
 		run_instance "$t" "$topo" "$c" "$s" "$expect"
-	done <"$here/tests.conf"
+	done < <(cat "${confs[@]}")
 else
 	# Fail closed: VM tests that could not run are failures, not skips.
 	tap_result fail "VM tests: not run (the build or the initramfs failed)"

@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Drop-in: swap over NFS on an RDMA mount.  swapon of a swap file on the
+# mount activates the transport's swap hooks (a missing hook is a NULL
+# call); then a process in a memory cgroup fills more than its limit, with
+# a pattern that names each page, so the kernel must page out to the NFS
+# swap file, and reads it all back, so the pages come back in; every page
+# is checked.  swapoff must bring whatever is still out back in.  The
+# vmstat counters prove paging happened through the file.
+
+TIMEOUT=1500
+SWAP_MB=256
+# The hog's memory limit and size: what does not fit goes to swap.
+HOG_LIMIT_MB=64
+HOG_MB=192
+
+# hog MiB: fill MiB of anonymous memory, one 8-byte tag per 4 KiB page,
+# then read every tag back.
+hog() {
+	python3 - "$1" <<-'EOF'
+		import mmap, sys
+		size = int(sys.argv[1]) << 20
+		m = mmap.mmap(-1, size)
+		for off in range(0, size, 4096):
+		    m[off:off + 8] = off.to_bytes(8, "little")
+		bad = sum(1 for off in range(0, size, 4096)
+		          if int.from_bytes(m[off:off + 8], "little") != off)
+		print(f"hog: {size >> 20} MiB, {size // 4096} pages, {bad} bad")
+		sys.exit(1 if bad else 0)
+	EOF
+}
+
+# in_memcg LIMIT_MB CMD...: run CMD in a memory cgroup of LIMIT_MB.
+in_memcg() {
+	local cg=/sys/fs/cgroup limit=$1
+	shift
+	mountpoint -q $cg || mount -t cgroup2 none $cg || return 1
+	grep -qw memory $cg/cgroup.subtree_control ||
+		echo +memory >$cg/cgroup.subtree_control || return 1
+	mkdir -p $cg/hog || return 1
+	echo "${limit}M" >$cg/hog/memory.max || return 1
+	(echo "$BASHPID" >$cg/hog/cgroup.procs && "$@")
+}
+
+vmstat_of() {
+	awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat
+}
+
+swap_over_nfs() {
+	local f=$MNT/swapfile out0 in0 out1 in1 rc=0
+	nfs_mount 4.2 || return 1
+	rm -f "$f"
+	dd if=/dev/zero of="$f" bs=1M count="$SWAP_MB" status=none ||
+		fail "cannot write the swap file" || { nfs_umount; return 1; }
+	chmod 600 "$f"
+	mkswap "$f" >/dev/null || fail "mkswap failed" || { nfs_umount; return 1; }
+	swapon "$f" || fail "swapon on the RDMA mount failed" || { nfs_umount; return 1; }
+	log "swaps: $(tail -n +2 /proc/swaps | tr -s ' ')"
+	out0=$(vmstat_of pswpout)
+	in0=$(vmstat_of pswpin)
+	log "filling $HOG_MB MiB in a $HOG_LIMIT_MB MiB memory cgroup"
+	in_memcg "$HOG_LIMIT_MB" hog "$HOG_MB" ||
+		{ fail "memory came back wrong through NFS swap"; rc=1; }
+	out1=$(vmstat_of pswpout)
+	in1=$(vmstat_of pswpin)
+	log "pages swapped out $((out1 - out0)), in $((in1 - in0))"
+	[ $((out1 - out0)) -gt 1000 ] || fail "only $((out1 - out0)) pages went to swap" || rc=1
+	[ $((in1 - in0)) -gt 1000 ] || fail "only $((in1 - in0)) pages came back from swap" || rc=1
+	swapoff "$f" || fail "swapoff failed" || rc=1
+	grep -q "$f" /proc/swaps && { fail "the swap file is still active"; rc=1; }
+	rm -f "$f"
+	nfs_umount || rc=1
+	return $rc
+}
+
+test_single() {
+	fail "dropin-swap needs the 2vm topology"
+}
+
+test_server() {
+	serve_nfs 1400
+}
+
+test_client() {
+	nfs_client_prepare || { signal abort; return 1; }
+	as_client subtest swap-over-rdma swap_over_nfs
+}
