@@ -12,7 +12,7 @@ VERSION := $(shell git -C $(CURDIR) describe --always --dirty 2>/dev/null || ech
 MODULES := wire/nfsrdma_wire.ko xprtrdma/xprtrdma.ko svcrdma/svcrdma.ko
 
 .PHONY: all module modules lint install uninstall dkms-install setup check check-full \
-	bench demo clean help
+	bench demo debug-kernel clean help
 
 all: module
 
@@ -22,6 +22,7 @@ help:
 	@echo "make check      setup, lint, codec tests, fuzz smoke, VM tests"
 	@echo "make check-full make check plus tools/testing/tests-full.conf"
 	@echo "make demo       two-VM NFS-over-RDMA export, mount and copy"
+	@echo "make debug-kernel  build (or find cached) the debug-tier test kernel"
 	@echo "make bench      fio and perftest in two VMs, results/bench/"
 	@echo "make install    install modules and modprobe config (root)"
 	@echo "make setup      install the Debian packages everything needs (root)"
@@ -64,6 +65,12 @@ check:
 check-full:
 	@scripts/setup.sh
 	@KVER=$(KVER) CHECK_FULL=1 tools/testing/check.sh
+
+# The debug-tier kernel the harness boots for kernel=debug instances: built
+# once from Debian's linux-source-6.1, cached under /var/cache/nfsrdma.
+debug-kernel:
+	@scripts/setup.sh
+	@nice -n 10 scripts/debug-kernel.sh
 
 bench:
 	@scripts/setup.sh

@@ -3,9 +3,11 @@
 #
 # check.sh: everything 'make check' runs, as one TAP stream ending in the
 # "N passed, N failed" line CI reads.  Stages: W=1 + sparse build, kernel-doc,
-# codec unit tests (ASan/UBSan), codec fuzz smoke, then the VM tests listed
-# in tests.conf (and, for 'make check-full', CHECK_FULL=1, those in
-# tests-full.conf after them).  Set CHECK_VM=PATTERN to run only matching
+# codec unit tests (ASan/UBSan), codec fuzz smoke, the debug-tier kernel
+# (built once, then taken from its cache), then the VM tests listed in
+# tests.conf (and, for 'make check-full', CHECK_FULL=1, those in
+# tests-full.conf after them), on Debian's kernel or, for lines that say
+# kernel=debug, the debug kernel.  Set CHECK_VM=PATTERN to run only matching
 # VM tests, and FUZZ_SECONDS to change the fuzz budget.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -45,16 +47,24 @@ stage codec-fuzz "codec: libFuzzer on the decoders for ${FUZZ_SECONDS:-60} s" \
 stage hostile "hostile client tool builds with -Wall -Wextra -Werror" \
 	make -C "$here/hostile"
 
+stage stall-rule "harness: a link stall after a transport error is not rerun" \
+	"$here/stall-check.sh"
+
+# Instances on the debug kernel fail on their own if this did not work.
+stage debug-kernel "debug kernel: built or taken from the cache" \
+	nice -n 10 "$top/scripts/debug-kernel.sh"
+
 confs=("$here/tests.conf")
 [ "${CHECK_FULL:-0}" = 1 ] && confs+=("$here/tests-full.conf")
 if [ "$built" = 1 ] && vm_initramfs >"$logs/initramfs.log" 2>&1; then
-	while read -r t topo c s expect; do
+	while read -r t topo c s rest; do
 		case "$t" in '#'* | '') continue ;; esac
 		if [ -n "${CHECK_VM:-}" ] &&
-			! echo "$t $topo $c $s $expect" | grep -q -- "$CHECK_VM"; then
+			! echo "$t $topo $c $s $rest" | grep -q -- "$CHECK_VM"; then
 			continue
 		fi
-		run_instance "$t" "$topo" "$c" "$s" "$expect"
+		# shellcheck disable=SC2086
+		run_instance "$t" "$topo" "$c" "$s" $rest
 	done < <(cat "${confs[@]}")
 else
 	# Fail closed: VM tests that could not run are failures, not skips.

@@ -3,7 +3,8 @@
 # Helpers for test bodies running inside a guest (sourced by stage2.sh).
 #
 # Environment from /results/env: TEST, TOPOLOGY (1vm|2vm), REPO, KVER,
-# CLIENT_TRANSPORT and SERVER_TRANSPORT (intree|ours), NFS_PORT.
+# KERNEL (debian|debug), CLIENT_TRANSPORT and SERVER_TRANSPORT
+# (intree|ours), NFS_PORT.
 
 SERVER_ADDR=192.0.2.1
 CLIENT_ADDR=192.0.2.2
@@ -111,7 +112,7 @@ transport_of() {
 # overlay) as 'make install' laid them out on the host, module index and
 # modprobe configuration included.
 install_ours() {
-	local src=$REPO/build/modroot
+	local src=$REPO/build/modroot-$KVER
 	[ -e /etc/modprobe.d/nfsrdma.conf ] && return 0
 	cp -r "$src/lib/modules/$KVER/updates" "/lib/modules/$KVER/" || return 1
 	cp "$src/lib/modules/$KVER"/modules.* "/lib/modules/$KVER/" || return 1
@@ -195,7 +196,28 @@ guest_prepare() {
 	sysctl -qw kernel.hung_task_timeout_secs=60
 	sysctl -qw kernel.panic_on_oops=1
 	log "guest $1: kernel $(uname -r), test $TEST ($TOPOLOGY, client=$CLIENT_TRANSPORT server=$SERVER_TRANSPORT)"
+	if [ "${KERNEL:-debian}" = debug ]; then
+		debug_prepare || return 1
+	fi
 	net_up
+}
+
+# debug_prepare: on the debug kernel, have every load of one of our
+# modules recorded for the leak check at the end (guest/kmemleak.sh).
+debug_prepare() {
+	local m
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug || return 1
+	for m in xprtrdma svcrdma nfsrdma_wire; do
+		echo "install $m /sbin/modprobe --ignore-install $m \$CMDLINE_OPTS && /bin/bash $REPO/tools/testing/guest/kmemleak.sh record"
+	done >/etc/modprobe.d/nfsrdma-kmemleak.conf
+}
+
+# leak_check: on the debug kernel, after the teardown: no unreferenced
+# object allocated through our modules.
+leak_check() {
+	[ "${KERNEL:-debian}" = debug ] || return 0
+	bash "$REPO/tools/testing/guest/kmemleak.sh" check "$role" ||
+		fail "kmemleak: objects allocated through our modules leaked"
 }
 
 # nfs_server_start: knfsd exporting a tmpfs, listening on TCP 2049 and on

@@ -29,4 +29,5 @@ esac
 rc=$?
 [ "$rc" = 0 ] || log "test body failed with status $rc"
 guest_teardown || rc=1
+leak_check || rc=1
 exit_guest "$rc"

@@ -1,38 +1,90 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Booting test guests: Debian's 6.1 kernel under QEMU TCG (KVM is not usable
-# on our machines; no_timer_check because a loaded host makes the emulated
-# IO-APIC timer look broken and the kernel panics at boot), the host root shared read-only over 9p, one results
-# directory shared read-write.  Guests have no NIC to the outside world; the
+# Booting test guests: Debian's 6.1 kernel, or the debug tier's, under QEMU
+# TCG (KVM is not usable on our machines; no_timer_check because a loaded
+# host makes the emulated IO-APIC timer look broken and the kernel panics at
+# boot), the host root shared read-only over 9p, one results directory
+# shared read-write.  Guests have no NIC to the outside world; the
 # two-VM topology joins them to each other only, over a unix socket.
 
 VM_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
-VM_KVER=${KVER:-$("$VM_TOP/scripts/kver.sh")}
-VM_KERNEL=/boot/vmlinuz-$VM_KVER
 VM_BUILD=$VM_TOP/build
-VM_INITRD=$VM_BUILD/initramfs-$VM_KVER.cpio.gz
 
 # Kernel lines (they carry a printk timestamp) that fail any test: oops,
-# BUG, WARN, panic, hung task, lockups, RCU stalls, sanitizers, lockdep,
-# kmemleak.  Userspace output never reaches the console, so no false hits.
-VM_SPLAT='^\[ *[0-9]+\.[0-9]+\] (.*[^A-Za-z])?(Oops|BUG:|kernel BUG at|WARNING:|Kernel panic|INFO: task .* blocked for more than|soft lockup|hard LOCKUP|general protection fault|KASAN|UBSAN|kmemleak|circular locking|detected stall|Call Trace:|sysrq: Trigger a crash)'
+# BUG (KASAN, sleeping in atomic context and the like report as BUG), WARN
+# (lockdep, suspicious RCU usage, DMA-API and list corruption report as
+# WARNING too, and are also named), panic, hung task, lockups, RCU stalls,
+# UBSAN, kmemleak's own failures and the leaks stage2 attributes to our
+# modules.  kmemleak's routine "N new suspected memory leaks" is not here:
+# the whole kernel's leaks are not ours; stage2 judges the report itself.
+# Userspace output never reaches the console, so no false hits.
+VM_SPLAT='^\[ *[0-9]+\.[0-9]+\] (.*[^A-Za-z])?(Oops|BUG:|kernel BUG at|WARNING:|Kernel panic|INFO: task .* blocked for more than|soft lockup|hard LOCKUP|general protection fault|KASAN|UBSAN|circular locking|recursive locking|inconsistent lock state|suspicious RCU usage|list_(add|del) corruption|sleeping function called from invalid context|DMA-API: [^ ]+ [^ ]+: |DMA-API: debugging out of memory|kmemleak: (Cannot|Memory pool empty|Kernel memory leak detector disabled)|nfsrdma-kmemleak:|detected stall|Call Trace:|sysrq: Trigger a crash)'
+
+# vm_use_kernel debian|debug: the kernel the next guests boot.  debian
+# (the default) is Debian's 6.1, the one our users run: KVER, or the one
+# scripts/kver.sh finds.  debug is the debug-tier kernel that
+# scripts/debug-kernel.sh built and cached (KASAN, lockdep, kmemleak,
+# DMA-API debugging, UBSAN): it runs slower and needs more memory, and our
+# modules are built against its own tree.  VM_KDIR is the tree our modules
+# build against, VM_MEM1/VM_MEM2 a guest's memory (MB) in one- and two-VM
+# runs, VM_TIME_SCALE what test timeouts are multiplied by.
+vm_use_kernel() {
+	local dir
+	VM_KIND=$1
+	case "$1" in
+	debian)
+		VM_KVER=${KVER:-$("$VM_TOP/scripts/kver.sh")}
+		VM_KERNEL=/boot/vmlinuz-$VM_KVER
+		VM_KDIR=/lib/modules/$VM_KVER/build
+		VM_MEM1=2048 VM_MEM2=1536 VM_TIME_SCALE=1
+		VM_APPEND=
+		;;
+	debug)
+		dir=$("$VM_TOP/scripts/debug-kernel.sh" --dir) || {
+			echo "no debug kernel for this fragment: run scripts/debug-kernel.sh" >&2
+			return 1
+		}
+		VM_KVER=$(cat "$dir/release")
+		VM_KERNEL=$dir/bzImage
+		VM_KDIR=$dir/src
+		# KASAN's shadow is an eighth of memory, and its quarantine,
+		# kmemleak's and lockdep's tables take more on top.
+		VM_MEM1=3072 VM_MEM2=2048 VM_TIME_SCALE=3
+		VM_APPEND=$VM_DEBUG_APPEND
+		;;
+	*)
+		echo "unknown kernel '$1' (debian or debug)" >&2
+		return 1
+		;;
+	esac
+	VM_INITRD=$VM_BUILD/initramfs-$VM_KVER.cpio.gz
+	VM_MODROOT=$VM_BUILD/modroot-$VM_KVER
+}
+
+# Boot options for the debug kernel: KASAN reports every bug it sees,
+# not only the first, so one report cannot hide a second.
+VM_DEBUG_APPEND=kasan_multi_shot
+
+vm_use_kernel debian || exit 1
 
 vm_initramfs() {
 	mkdir -p "$VM_BUILD"
 	if [ ! -e "$VM_INITRD" ] || [ "$VM_TOP/tools/testing/vm/init" -nt "$VM_INITRD" ] ||
-		[ "$VM_TOP/tools/testing/vm/initramfs.sh" -nt "$VM_INITRD" ]; then
+		[ "$VM_TOP/tools/testing/vm/initramfs.sh" -nt "$VM_INITRD" ] ||
+		[ "$VM_KERNEL" -nt "$VM_INITRD" ]; then
 		"$VM_TOP/tools/testing/vm/initramfs.sh" "$VM_KVER" "$VM_INITRD"
 	fi
 }
 
 # vm_stage_ours: install our modules with 'make install' into a staging
-# root whose kernel/ links to the real module tree, so the module index is
-# built once on the host (depmod takes minutes under TCG, a second here).
-# Guests copy the result over their own module tree.
-VM_MODROOT=$VM_BUILD/modroot
-
+# root (VM_MODROOT, one per kernel release) whose kernel/ links to the real
+# module tree, so the module index is built once on the host (depmod takes
+# minutes under TCG, a second here).  Guests copy the result over their own
+# module tree.  For Debian's kernel the checkout itself is built, as 'make'
+# does; for any other kernel a copy of it is, so the objects of the two
+# builds never overwrite each other in the working tree.
 vm_stage_ours() {
-	local d=$VM_MODROOT/lib/modules/$VM_KVER f
+	local d=$VM_MODROOT/lib/modules/$VM_KVER f src=$VM_TOP
 	rm -rf "$VM_MODROOT"
 	mkdir -p "$d"
 	for f in /lib/modules/"$VM_KVER"/*; do
@@ -42,7 +94,30 @@ vm_stage_ours() {
 		esac
 	done
 	cp /lib/modules/"$VM_KVER"/modules.builtin* /lib/modules/"$VM_KVER"/modules.order "$d/"
-	make -s -C "$VM_TOP" install DESTDIR="$VM_MODROOT" KVER="$VM_KVER" >/dev/null
+	if [ "$VM_KIND" != debian ]; then
+		src=$VM_BUILD/src-$VM_KVER
+		vm_copy_tree "$VM_TOP" "$src" || return 1
+	fi
+	make -s -C "$src" install DESTDIR="$VM_MODROOT" KVER="$VM_KVER" KDIR="$VM_KDIR" >/dev/null
+}
+
+# vm_copy_tree FROM TO: mirror the checkout's files (tracked, and new ones
+# not ignored: what 'make' would build) into TO.  rsync keeps the copies'
+# times, so an unchanged file is not rebuilt.
+vm_copy_tree() {
+	mkdir -p "$2"
+	git -C "$1" ls-files -z --cached --others --exclude-standard |
+		rsync -a --delete-missing-args --from0 --files-from=- "$1/" "$2/"
+}
+
+# vm_build_selftest_mod: the debug tier's negative controls' module
+# (tools/testing/selftest-mod), built against the guests' kernel outside
+# the checkout.  Only the self-tests load it; nothing installs it.
+vm_build_selftest_mod() {
+	local d=$VM_BUILD/selftest-mod-$VM_KVER
+	mkdir -p "$d"
+	rsync -a "$VM_TOP/tools/testing/selftest-mod/" "$d/" &&
+		make -C "$VM_KDIR" M="$d" modules
 }
 
 vm_mac() {
@@ -114,7 +189,7 @@ vm_start() {
 		-smp "$smp" -m "$mem" -nodefaults -no-user-config -display none \
 		-no-reboot -serial "file:$rundir/$name.log" \
 		-kernel "$VM_KERNEL" -initrd "$VM_INITRD" \
-		-append "console=ttyS0,115200 panic=1 oops=panic printk.time=1 no_timer_check nfsrdma.role=$role nfsrdma.stage2=$VM_TOP/tools/testing/guest/stage2.sh" \
+		-append "console=ttyS0,115200 panic=1 oops=panic printk.time=1 no_timer_check $VM_APPEND nfsrdma.role=$role nfsrdma.stage2=$VM_TOP/tools/testing/guest/stage2.sh" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$rundir,mount_tag=results,security_model=none,multidevs=remap" \
 		"${netargs[@]}" >"$rundir/$name.qemu" 2>&1 &
@@ -125,12 +200,12 @@ vm_start() {
 # joined by a virtio link over a unix socket that only they share.
 vm_start_pair() {
 	[ "$VM_LINK" = stream ] || vm_link_ports "$1"
-	vm_start server server "$1" 1536 1 "$(vm_link_spec "$1" server)"
+	vm_start server server "$1" "$VM_MEM2" 1 "$(vm_link_spec "$1" server)"
 	while [ "$VM_LINK" = stream ] && [ ! -S "$1/link.sock" ] &&
 		[ "$(date +%s)" -lt "$2" ]; do
 		sleep 0.2
 	done
-	vm_start client client "$1" 1536 1 "$(vm_link_spec "$1" client)"
+	vm_start client client "$1" "$VM_MEM2" 1 "$(vm_link_spec "$1" client)"
 }
 
 # vm_verdicts RUNDIR NAME...: every reason the named guests failed, if any.

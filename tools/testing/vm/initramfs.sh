@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # initramfs.sh KVER OUT: build the guest initramfs: static busybox, the few
-# modules needed to reach the host root over 9p (in load order), and /init.
+# modules needed to reach the host root over 9p (in load order; none when
+# the kernel has them built in), and /init.
 set -eu
 kver=$1
 out=$2
@@ -16,12 +17,22 @@ cp "$here/init" "$tmp/init"
 chmod +x "$tmp/init"
 
 : >"$tmp/modules.order"
+: >"$tmp/kos"
+# A kernel that has them built in (the debug kernel) needs none: modprobe
+# reports those as "builtin".  Any other answer is an error, not a module
+# to leave out.
 for m in virtio_pci 9pnet_virtio 9p overlay; do
-	modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
-done | awk '!seen[$0]++' | while read -r ko; do
+	deps=$(modprobe -S "$kver" --show-depends "$m") || {
+		echo "initramfs: modprobe cannot resolve $m for $kver" >&2
+		exit 1
+	}
+	printf '%s\n' "$deps" | awk '$1 == "insmod" { print $2 }' >>"$tmp/kos"
+done
+awk '!seen[$0]++' "$tmp/kos" | while read -r ko; do
 	cp "$ko" "$tmp/modules/"
 	basename "$ko" >>"$tmp/modules.order"
 done
+rm "$tmp/kos"
 
 (cd "$tmp" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out.tmp"
 mv "$out.tmp" "$out"

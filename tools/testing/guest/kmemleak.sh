@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kmemleak.sh record|check: the debug kernel's leak check, run in the guest.
+#
+# record: note where our modules sit in memory, from /proc/modules.  A leak
+# is usually found after its module is gone, and kmemleak then prints the
+# module's frames as bare addresses: these records name them.  stage2 runs
+# it from a modprobe install hook after every load of one of our modules
+# (the test bodies, and the kernel, load and unload them at will), and
+# before it unloads them.
+#
+# check: with every module of ours unloaded, scan twice (kmemleak reports
+# an object only once it has been seen unreferenced by two scans, and only
+# once it is 5 s old), keep the report in /results and on the console, and
+# fail if any unreferenced object's allocation backtrace passes through our
+# modules.  Each such object is also written to the kernel log as an
+# "nfsrdma-kmemleak:" line, which the host's log scan fails on.  Leaks that
+# never pass through our modules are the kernel's, reported but not judged.
+set -u
+OURS="xprtrdma svcrdma nfsrdma_wire nfsrdma_selftest"
+RANGES=/run/nfsrdma/modranges
+KMEMLEAK=/sys/kernel/debug/kmemleak
+
+record() {
+	local m name size refs deps state addr taint
+	mkdir -p "${RANGES%/*}"
+	for m in $OURS; do
+		# Out-of-tree modules end their line with a taint field, "(O)".
+		# shellcheck disable=SC2034
+		while read -r name size refs deps state addr taint; do
+			[ "$name" = "$m" ] || continue
+			grep -qx "$name $addr $size" "$RANGES" 2>/dev/null ||
+				echo "$name $addr $size" >>"$RANGES"
+		done </proc/modules
+	done
+}
+
+# owner SYMBOL: the module of ours a backtrace frame lies in, if any: named
+# by kallsyms while the module is loaded, by the recorded ranges after.
+owner() {
+	local sym=$1 name addr size a
+	case "$sym" in
+	*\[*\]) name=${sym##*[}; name=${name%]}
+		case " $OURS " in *" $name "*) echo "$name" ;; esac
+		return ;;
+	0x[0-9a-f]*) ;;
+	*) return ;;
+	esac
+	a=$((sym))
+	[ -e "$RANGES" ] || return
+	while read -r name addr size; do
+		if ((a >= addr && a < addr + size)); then
+			echo "$name"
+			return
+		fi
+	done <"$RANGES"
+}
+
+check() {
+	local out=/results/$1-kmemleak.txt m obj="" mods="" n=0 line sym
+	[ -e "$KMEMLEAK" ] || mount -t debugfs debugfs /sys/kernel/debug
+	[ -e "$KMEMLEAK" ] || { echo "kmemleak: $KMEMLEAK missing"; return 1; }
+	for m in $OURS; do
+		[ -d "/sys/module/$m" ] || continue
+		record
+		rmmod "$m" || { echo "kmemleak: cannot unload $m"; return 1; }
+	done
+	sleep 5
+	echo scan >"$KMEMLEAK" || return 1
+	sleep 1
+	echo scan >"$KMEMLEAK" || return 1
+	cat "$KMEMLEAK" >"$out"
+	echo "kmemleak: $(grep -c '^unreferenced object' "$out") unreferenced objects in the kernel, report in $out"
+	sed 's/^/kmemleak-report: /' "$out" >/dev/console
+	# Blocks start at "unreferenced object"; frames are "[<addr>] symbol".
+	while IFS= read -r line; do
+		case "$line" in
+		"unreferenced object "*)
+			[ -n "$mods" ] && { n=$((n + 1)); blame "$obj" "$mods"; }
+			obj=${line#unreferenced object } mods=""
+			;;
+		*"[<"*"]"*)
+			sym=${line##* }
+			m=$(owner "$sym")
+			[ -n "$m" ] && case " $mods " in *" $m "*) ;; *) mods+="${mods:+,}$m" ;; esac
+			;;
+		esac
+	done <"$out"
+	[ -n "$mods" ] && { n=$((n + 1)); blame "$obj" "$mods"; }
+	[ "$n" = 0 ]
+}
+
+# blame OBJECT MODULES: one kernel-log line per leak of ours.
+blame() {
+	echo "nfsrdma-kmemleak: unreferenced object $1 allocated through $2" | tee /dev/kmsg
+}
+
+case "${1:-}" in
+record) record ;;
+check) check "${2:?role}" ;;
+*) echo "usage: kmemleak.sh record | check ROLE" >&2; exit 2 ;;
+esac

@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# stall-check.sh: the host-side rule that lets a two-VM run be rerun as the
+# emulator's fault, checked against made-up guest logs: a stalled link
+# alone is the emulator's; a stall that a transport error came before is
+# the transport's, and its failure must stand.  Prints TAP.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tools/testing/lib/run.sh
+. "$here/lib/run.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+WATCHDOG='[  384.100000] virtio_net virtio1 eth0: NETDEV WATCHDOG: eth0 (virtio_net): transmit queue 0 timed out 5100 ms'
+
+# case NAME RULED CLIENT-LINE...: a failed 2vm run whose server log has the
+# stall and whose client log has the given lines; RULED is what
+# link_stalled must answer (emulator or transport).
+case_() {
+	local name=$1 want=$2 d=$tmp/$1 got
+	shift 2
+	mkdir -p "$d"
+	printf '%s\n' '[    1.000000] Linux version 6.1' "$WATCHDOG" >"$d/server.log"
+	printf '%s\n' '[    1.000000] Linux version 6.1' "$@" >"$d/client.log"
+	echo "not ok client nfs-files" >"$d/subtests"
+	if link_stalled "$d" 2vm "" "client: guest exit status '1'"; then got=emulator; else got=transport; fi
+	if [ "$got" = "$want" ]; then
+		tap_result ok "link stall: $name: $want"
+	else
+		tap_result fail "link stall: $name: ruled $got, want $want"
+	fi
+}
+
+case_ "stall alone" emulator
+case_ "routine lines before it" emulator \
+	'[   20.000000] rdma_rxe: loaded' \
+	'[   30.000000] xprtrdma: connected to 192.0.2.1:20049 (inline send 4096, recv 4096)'
+case_ "errors only after it" emulator \
+	'[  384.500000] xprtrdma: connect to 192.0.2.1:20049 failed: -113'
+case_ "rxe error before it" transport \
+	'[  102.000000] rdma_rxe: rxe_reg_fast_mr: mr->lkey = 0x1073 not free'
+case_ "failed connects before it" transport \
+	'[  175.000000] xprtrdma: connect to 192.0.2.1:20049 failed: -113'
+case_ "a QP leaving RTS before it" transport \
+	'[  166.000000] xprtrdma: connection to 192.0.2.1 left RTS: Receive flushed; reconnecting'
+case_ "a server error before it" transport \
+	'[  150.000000] svcrdma: send to 192.0.2.2:40000 failed: transport retry counter exceeded'
+tap_summary
