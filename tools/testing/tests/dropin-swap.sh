@@ -42,12 +42,32 @@ in_memcg() {
 	(echo "$BASHPID" >$cg/hog/cgroup.procs && "$@")
 }
 
+# swap_watch: while the hog runs, log the paging every 30 s, so a run that
+# stops making progress shows where; after 10 minutes have every CPU and
+# every blocked task print its stack to the console (which fails the run).
+swap_watch() {
+	local t psi
+	for ((t = 30; t <= 900; t += 30)); do
+		sleep 30
+		psi=$(sed -n 's/^full avg10=\([^ ]*\).*/\1/p' /proc/pressure/memory 2>/dev/null)
+		log "after ${t} s: pswpout $(vmstat_of pswpout) pswpin $(vmstat_of pswpin)" \
+			"memory full avg10 ${psi:-?}" \
+			"hog $(tr '\n' ' ' </sys/fs/cgroup/hog/memory.events 2>/dev/null)"
+		if [ "$t" = 600 ]; then
+			log "no end after 600 s: stacks to the console"
+			echo 1 >/proc/sys/kernel/sysrq
+			echo w >/proc/sysrq-trigger
+			echo l >/proc/sysrq-trigger
+		fi
+	done
+}
+
 vmstat_of() {
 	awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat
 }
 
 swap_over_nfs() {
-	local f=$MNT/swapfile out0 in0 out1 in1 rc=0
+	local f=$MNT/swapfile out0 in0 out1 in1 watch rc=0
 	nfs_mount 4.2 || return 1
 	rm -f "$f"
 	dd if=/dev/zero of="$f" bs=1M count="$SWAP_MB" status=none ||
@@ -59,8 +79,12 @@ swap_over_nfs() {
 	out0=$(vmstat_of pswpout)
 	in0=$(vmstat_of pswpin)
 	log "filling $HOG_MB MiB in a $HOG_LIMIT_MB MiB memory cgroup"
+	swap_watch &
+	watch=$!
 	in_memcg "$HOG_LIMIT_MB" hog "$HOG_MB" ||
 		{ fail "memory came back wrong through NFS swap"; rc=1; }
+	kill "$watch" 2>/dev/null
+	wait "$watch" 2>/dev/null
 	out1=$(vmstat_of pswpout)
 	in1=$(vmstat_of pswpin)
 	log "pages swapped out $((out1 - out0)), in $((in1 - in0))"
