@@ -32,6 +32,13 @@ dir=$cache/$key
 
 if [ "${1:-}" = --dir ]; then
 	[ -e "$dir/done" ] || exit 1
+	# The guests find their modules through /lib/modules/<release>: it
+	# must lead to this entry, not to another build of the same release.
+	rel=$(cat "$dir/release")
+	[ "$(readlink -f "/lib/modules/$rel")" = "$(readlink -f "$dir/modules/lib/modules/$rel")" ] || {
+		echo "debug-kernel: /lib/modules/$rel is not this build's (run scripts/debug-kernel.sh)" >&2
+		exit 1
+	}
 	echo "$dir"
 	exit 0
 fi

@@ -13,6 +13,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 WATCHDOG='[  384.100000] virtio_net virtio1 eth0: NETDEV WATCHDOG: eth0 (virtio_net): transmit queue 0 timed out 5100 ms'
+# The WARNING the watchdog comes with: not a finding of its own.
+WATCHDOG_WARN=('[  384.100100] WARNING: CPU: 0 PID: 0 at net/sched/sch_generic.c:525 dev_watchdog+0x207/0x210'
+	'[  384.100200] Call Trace:')
 
 # case NAME RULED CLIENT-LINE...: a failed 2vm run whose server log has the
 # stall and whose client log has the given lines; RULED is what
@@ -21,7 +24,7 @@ case_() {
 	local name=$1 want=$2 d=$tmp/$1 got
 	shift 2
 	mkdir -p "$d"
-	printf '%s\n' '[    1.000000] Linux version 6.1' "$WATCHDOG" >"$d/server.log"
+	printf '%s\n' '[    1.000000] Linux version 6.1' "$WATCHDOG" "${WATCHDOG_WARN[@]}" >"$d/server.log"
 	printf '%s\n' '[    1.000000] Linux version 6.1' "$@" >"$d/client.log"
 	echo "not ok client nfs-files" >"$d/subtests"
 	if link_stalled "$d" 2vm "" "client: guest exit status '1'"; then got=emulator; else got=transport; fi
@@ -44,6 +47,10 @@ case_ "failed connects before it" transport \
 	'[  175.000000] xprtrdma: connect to 192.0.2.1:20049 failed: -113'
 case_ "a QP leaving RTS before it" transport \
 	'[  166.000000] xprtrdma: connection to 192.0.2.1 left RTS: Receive flushed; reconnecting'
+case_ "a KASAN report after it" transport \
+	'[  390.000000] BUG: KASAN: use-after-free in xprtrdma_reply_done+0x10/0x20 [xprtrdma]'
+case_ "a soft lockup after it" transport \
+	'[  400.000000] watchdog: BUG: soft lockup - CPU#0 stuck for 26s! [kworker/0:1:17]'
 case_ "a server error before it" transport \
 	'[  150.000000] svcrdma: send to 192.0.2.2:40000 failed: transport retry counter exceeded'
 tap_summary

@@ -33,7 +33,22 @@ record() {
 			grep -qx "$name $addr $size" "$RANGES" 2>/dev/null ||
 				echo "$name $addr $size" >>"$RANGES"
 		done </proc/modules
+		init_range "$m"
 	done
+}
+
+# init_range MODULE: record the module's init text too.  It is freed once
+# the module is loaded, so an allocation made from module_init shows as a
+# bare address outside the core range; /proc/modules does not list it,
+# but sysfs keeps its address and the .ko its size.
+init_range() {
+	local addr ko size line
+	addr=$(cat "/sys/module/$1/sections/.init.text" 2>/dev/null) || return 0
+	ko=$(modinfo -n "$1" 2>/dev/null) || return 0
+	size=$(objdump -h "$ko" 2>/dev/null | awk '$2 == ".init.text" { print "0x" $3 }')
+	[ -n "$size" ] || return 0
+	line="$1 $addr $((size))"
+	grep -qx "$line" "$RANGES" 2>/dev/null || echo "$line" >>"$RANGES"
 }
 
 # owner SYMBOL: the module of ours a backtrace frame lies in, if any: named

@@ -3,8 +3,8 @@
 # Helpers for test bodies running inside a guest (sourced by stage2.sh).
 #
 # Environment from /results/env: TEST, TOPOLOGY (1vm|2vm), REPO, KVER,
-# KERNEL (debian|debug), CLIENT_TRANSPORT and SERVER_TRANSPORT
-# (intree|ours), NFS_PORT.
+# KERNEL (debian|debug), FABRIC (rxe|siw), CLIENT_TRANSPORT and
+# SERVER_TRANSPORT (intree|ours), NFS_PORT.
 
 SERVER_ADDR=192.0.2.1
 CLIENT_ADDR=192.0.2.2
@@ -142,8 +142,32 @@ load_transport() {
 	esac
 }
 
-# net_up: bring up the RDMA fabric: rxe on a dummy netdev in one VM, rxe on
-# the virtio NIC that joins the two VMs otherwise.  Addresses come from the
+# The RDMA device the fabric puts on the NIC: soft-RoCE (rxe) or
+# soft-iWARP (siw, the debug kernel only: Debian's does not build it).
+RDMA_TYPE=${FABRIC:-rxe}
+RDMA_DEV=${RDMA_TYPE}0
+
+# rdma_dev_add NETDEV: put $RDMA_DEV on NETDEV and wait until it is ACTIVE.
+rdma_dev_add() {
+	local i mod=rdma_rxe
+	[ "$RDMA_TYPE" = siw ] && mod=siw
+	modprobe "$mod" || return 1
+	rdma link add "$RDMA_DEV" type "$RDMA_TYPE" netdev "$1" || return 1
+	for ((i = 0; i < 50; i++)); do
+		rdma link show "$RDMA_DEV/1" 2>/dev/null | grep -q 'state ACTIVE' && return 0
+		sleep 0.2
+	done
+	rdma link show
+	fail "$RDMA_DEV did not become ACTIVE"
+}
+
+# rdma_dev_del: take $RDMA_DEV away, as an admin's 'rdma link delete' does.
+rdma_dev_del() {
+	rdma link delete "$RDMA_DEV"
+}
+
+# net_up: bring up the RDMA fabric on a dummy netdev in one VM, on the
+# virtio NIC that joins the two VMs otherwise.  Addresses come from the
 # documentation range: these links reach nothing but the other test VM.
 net_up() {
 	local dev addr
@@ -163,15 +187,7 @@ net_up() {
 	fi
 	ip addr add "$addr/24" dev "$dev" || return 1
 	ip link set "$dev" up || return 1
-	modprobe rdma_rxe || return 1
-	rdma link add rxe0 type rxe netdev "$dev" || return 1
-	local i
-	for ((i = 0; i < 50; i++)); do
-		rdma link show rxe0/1 2>/dev/null | grep -q 'state ACTIVE' && return 0
-		sleep 0.2
-	done
-	rdma link show
-	fail "rxe0 did not become ACTIVE"
+	rdma_dev_add "$dev"
 }
 
 guest_prepare() {

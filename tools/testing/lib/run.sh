@@ -118,27 +118,39 @@ link_error_before_stall() {
 	done | head -n 1 | grep .
 }
 
+# link_splat_besides_watchdog RUNDIR: print the first kernel report in
+# either guest's log that is not the transmit watchdog's own WARNING and
+# trace.  A checker's report, an oops, a lockup or a hung task is a
+# finding whenever it came, and may itself be what stalled the queue.
+link_splat_besides_watchdog() {
+	cat "$1"/*.log 2>/dev/null | tr -d '\r' | grep -E "$VM_SPLAT" |
+		grep -Ev 'Call Trace:|WARNING: .* (dev_watchdog|net/sched/sch_generic\.c)' |
+		head -n 1 | grep .
+}
+
 # link_stalled RUNDIR TOPOLOGY EXPECT WHY: a two-VM run failed and a guest's
 # virtio-net transmit watchdog fired, so QEMU's link between the VMs
 # stopped carrying frames (seen about once in forty boots, with the in-tree
-# transports at both ends as well), and no transport error came before it
-# in either guest's log: the emulator's fault, not a guest's.  A stall after
-# a transport error is the transport's failure and stands.
+# transports at both ends as well), no transport error came before it in
+# either guest's log and neither kernel reported anything else: the
+# emulator's fault, not a guest's.  Otherwise the failure stands.
 link_stalled() {
 	[ "$2" = 2vm ] && [ -z "$3" ] || return 1
 	[ -n "$4" ] || grep -q '^not ok' "$1/subtests" 2>/dev/null || return 1
 	[ -n "$(link_stalled_where "$1")" ] || return 1
+	! link_splat_besides_watchdog "$1" >/dev/null || return 1
 	! link_error_before_stall "$1" >/dev/null
 }
 
 # run_instance TEST TOPOLOGY CLIENT SERVER [WORD...]
 # Each WORD is kernel=debian|debug (the kernel the guests boot; Debian's by
-# default, or RUN_KERNEL's when that is set), or the word the harness's
+# default, or RUN_KERNEL's when that is set), fabric=rxe|siw (soft-RoCE by
+# default; soft-iWARP needs the debug kernel, Debian's lacks siw), or the word the harness's
 # failure report must contain for a self-test that must fail: crash,
 # timeout, status, or the checker the debug kernel must fire (kasan,
 # lockdep, kmemleak, dma, ubsan).
 run_instance() {
-	local test=$1 topo=$2 client=$3 server=$4 expect='' kernel=debian w
+	local test=$1 topo=$2 client=$3 server=$4 expect='' kernel=debian fabric=rxe w
 	local id="$test/$topo/client=$client,server=$server"
 	local rundir="$RESULTS/vm/$test-$topo-$client-$server"
 	local deadline timeout capture respawn selftest_mod why vms st st2='' name line attempt t0
@@ -146,17 +158,26 @@ run_instance() {
 	for w in "$@"; do
 		case "$w" in
 		kernel=*) kernel=${w#kernel=} ;;
+		fabric=*) fabric=${w#fabric=} ;;
 		*) expect=$w ;;
 		esac
 	done
 	kernel=${RUN_KERNEL:-$kernel}
 	t0=$(date +%s)
-	# Debian's kernel keeps the ids and directories it always had; any
-	# other kernel names itself and the fabric in both.
-	if [ "$kernel" != debian ]; then
-		id+="/kernel=$kernel/rxe"
+	# Debian's kernel on rxe keeps the ids and directories it always had;
+	# any other kernel or fabric names both kernel and fabric in both.
+	if [ "$kernel" != debian ] || [ "$fabric" != rxe ]; then
+		id+="/kernel=$kernel/$fabric"
 		rundir+="-$kernel"
+		[ "$fabric" = rxe ] || rundir+="-$fabric"
 	fi
+	case "$fabric/$kernel" in
+	rxe/* | siw/debug) ;;
+	*)
+		tap_result fail "$id: no fabric '$fabric' on the $kernel kernel"
+		return
+		;;
+	esac
 
 	if [ "$topo" = 1vm ] && [ "$client" != "$server" ]; then
 		tap_result fail "$id: one VM cannot mix transports"
@@ -176,6 +197,7 @@ run_instance() {
 		REPO=$VM_TOP
 		KVER=$VM_KVER
 		KERNEL=$kernel
+		FABRIC=$fabric
 		CLIENT_TRANSPORT=$client
 		SERVER_TRANSPORT=$server
 	EOT

@@ -105,9 +105,20 @@ vm_stage_ours() {
 # not ignored: what 'make' would build) into TO.  rsync keeps the copies'
 # times, so an unchanged file is not rebuilt.
 vm_copy_tree() {
+	local list
+	list=$(mktemp) || return 1
+	# An empty or failed listing would leave an old copy to be built.
+	if ! git -C "$1" ls-files -z --cached --others --exclude-standard >"$list" ||
+		[ ! -s "$list" ]; then
+		echo "vm_copy_tree: cannot list the files of $1" >&2
+		rm -f "$list"
+		return 1
+	fi
 	mkdir -p "$2"
-	git -C "$1" ls-files -z --cached --others --exclude-standard |
-		rsync -a --delete-missing-args --from0 --files-from=- "$1/" "$2/"
+	rsync -a --delete-missing-args --from0 --files-from="$list" "$1/" "$2/"
+	local rc=$?
+	rm -f "$list"
+	return $rc
 }
 
 # vm_build_selftest_mod: the debug tier's negative controls' module

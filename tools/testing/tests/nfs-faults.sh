@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Faults under a verified write stream (NFSv4.1, hard mount): the server's
-# nfsd restarted, its rxe link deleted and added again, its netdev taken
+# nfsd restarted, its RDMA device deleted and added again, its netdev taken
 # down and up.  After each fault the stream must make progress again; at
 # the end every file is read back after a remount and must verify.
 TIMEOUT=1200
@@ -29,10 +29,11 @@ fault_nfsd_restart() {
 	echo "rdma $NFS_PORT" >/proc/fs/nfsd/portlist
 }
 
-fault_rxe_readd() {
-	rdma link delete rxe0 || return 1
+# Named after the fabric's device type: rxe_readd, siw_readd.
+fault_rdma_readd() {
+	rdma_dev_del || return 1
 	sleep 2
-	rdma link add rxe0 type rxe netdev eth0
+	rdma_dev_add eth0
 }
 
 fault_link_flap() {
@@ -42,13 +43,14 @@ fault_link_flap() {
 }
 
 inject_faults() {
-	local f rc=0
+	local f name rc=0
 	await stream-started 300 || return 1
-	for f in nfsd_restart rxe_readd link_flap; do
+	for f in nfsd_restart rdma_readd link_flap; do
 		await_progress 120 || return 1
-		log "fault: $f (client at file $(progress))"
-		"fault_$f" || fail "could not inject $f" || return 1
-		subtest "recovers-after-$f" await_progress 240 || rc=1
+		name=${f/rdma/$RDMA_TYPE}
+		log "fault: $name (client at file $(progress))"
+		"fault_$f" || fail "could not inject $name" || return 1
+		subtest "recovers-after-$name" await_progress 240 || rc=1
 	done
 	signal faults-done
 	return $rc
