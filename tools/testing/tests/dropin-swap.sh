@@ -8,17 +8,22 @@
 # is checked.  swapoff must bring whatever is still out back in.  The
 # vmstat counters prove paging happened through the file.
 
-TIMEOUT=1500
+TIMEOUT=720
 SWAP_MB=256
 # The hog's memory limit and size: what does not fit goes to swap.
 HOG_LIMIT_MB=64
 HOG_MB=192
 
 # hog MiB: fill MiB of anonymous memory, one 8-byte tag per 4 KiB page,
-# then read every tag back.
+# then read every tag back.  The interpreter first locks what it has
+# mapped, so that only the tagged data pages (see in_memcg).
 hog() {
 	python3 - "$1" <<-'EOF'
-		import mmap, sys
+		import ctypes, mmap, sys
+		libc = ctypes.CDLL(None, use_errno=True)
+		if libc.mlockall(1) != 0:  # MCL_CURRENT: what is mapped now
+		    print(f"hog: mlockall: errno {ctypes.get_errno()}")
+		    sys.exit(2)
 		size = int(sys.argv[1]) << 20
 		m = mmap.mmap(-1, size)
 		for off in range(0, size, 4096):
@@ -30,7 +35,19 @@ hog() {
 	EOF
 }
 
-# in_memcg LIMIT_MB CMD...: run CMD in a memory cgroup of LIMIT_MB.
+# in_memcg LIMIT_MB CMD...: run CMD in a memory cgroup whose memory.high
+# is LIMIT_MB.
+#
+# memory.high, not memory.max.  Over high, the task reclaims on its way
+# back to user space, with GFP_KERNEL, so it pages out to the swap file at
+# whatever pace the transport sustains.  At max, a charge must free memory
+# at once: with its pages still under writeback to NFS the cgroup is
+# OOM-killed; and a charge made under NOFS (the readahead of a fault on
+# python's own code) may not write to a swap file on a filesystem at all
+# (may_enter_fs() refuses SWP_FS_OPS swap), so reclaim only drops clean
+# code pages that the next instruction fetch reads back: a livelock with
+# the transport idle and no RPC outstanding, whatever the transport (it
+# hung a make check run).
 in_memcg() {
 	local cg=/sys/fs/cgroup limit=$1
 	shift
@@ -38,12 +55,12 @@ in_memcg() {
 	grep -qw memory $cg/cgroup.subtree_control ||
 		echo +memory >$cg/cgroup.subtree_control || return 1
 	mkdir -p $cg/hog || return 1
-	echo "${limit}M" >$cg/hog/memory.max || return 1
+	echo "${limit}M" >$cg/hog/memory.high || return 1
 	(echo "$BASHPID" >$cg/hog/cgroup.procs && "$@")
 }
 
 # swap_watch: while the hog runs, log the paging every 30 s, so a run that
-# stops making progress shows where; after 10 minutes have every CPU and
+# stops making progress shows where; after 7 minutes have every CPU and
 # every blocked task print its stack to the console (which fails the run).
 swap_watch() {
 	local t psi
@@ -53,8 +70,8 @@ swap_watch() {
 		log "after ${t} s: pswpout $(vmstat_of pswpout) pswpin $(vmstat_of pswpin)" \
 			"memory full avg10 ${psi:-?}" \
 			"hog $(tr '\n' ' ' </sys/fs/cgroup/hog/memory.events 2>/dev/null)"
-		if [ "$t" = 600 ]; then
-			log "no end after 600 s: stacks to the console"
+		if [ "$t" = 420 ]; then
+			log "no end after 420 s: stacks to the console"
 			echo 1 >/proc/sys/kernel/sysrq
 			echo w >/proc/sysrq-trigger
 			echo l >/proc/sysrq-trigger
