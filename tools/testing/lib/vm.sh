@@ -243,6 +243,20 @@ vm_link_dead() {
 	return 1
 }
 
+# The most a guest's serial log may hold before the run is ended.
+VM_LOG_MAX=${VM_LOG_MAX:-67108864}
+
+# vm_log_flooded RUNDIR NAME...: a guest's serial log passed VM_LOG_MAX.
+vm_log_flooded() {
+	local rundir=$1 name size
+	shift
+	for name in "$@"; do
+		size=$(stat -c %s "$rundir/$name.log" 2>/dev/null) || continue
+		[ "$size" -gt "$VM_LOG_MAX" ] && return 0
+	done
+	return 1
+}
+
 # vm_wait RUNDIR DEADLINE NAME...: wait for the guests to power off, killing
 # any still running at DEADLINE (seconds since the epoch).  A guest that dies
 # without a clean status makes its peer give up at once instead of waiting
@@ -254,12 +268,14 @@ vm_wait() {
 		# A link whose frames stopped moving a minute ago will not come
 		# back: end the run now instead of at the deadline.
 		if vm_link_dead "$rundir" "$@"; then
-			for name in "$@"; do
-				pid=$(cat "$rundir/$name.pid")
-				kill -0 "$pid" 2>/dev/null || continue
-				echo "timeout (emulated link stalled)" >"$rundir/$name.timeout"
-				kill -9 "$pid" 2>/dev/null
-			done
+			vm_kill_all "$rundir" "timeout (emulated link stalled)" "$@"
+			break
+		fi
+		# A kernel that reports without end (kasan_multi_shot on a
+		# fault in an interrupt handler) would fill the disk before the
+		# deadline: its first reports are all the verdict needs.
+		if vm_log_flooded "$rundir" "$@"; then
+			vm_kill_all "$rundir" "timeout (console flood past $VM_LOG_MAX bytes)" "$@"
 			break
 		fi
 		alive=0
@@ -274,12 +290,7 @@ vm_wait() {
 		done
 		[ "$alive" = 0 ] && break
 		if [ "$(date +%s)" -ge "$deadline" ]; then
-			for name in "$@"; do
-				pid=$(cat "$rundir/$name.pid")
-				kill -0 "$pid" 2>/dev/null || continue
-				echo timeout >"$rundir/$name.timeout"
-				kill -9 "$pid" 2>/dev/null
-			done
+			vm_kill_all "$rundir" timeout "$@"
 			break
 		fi
 		sleep 1
@@ -288,6 +299,19 @@ vm_wait() {
 		wait "$(cat "$rundir/$name.pid")" 2>/dev/null
 	done
 	return 0
+}
+
+# vm_kill_all RUNDIR WHY NAME...: kill the named guests still running and
+# record WHY as each one's timeout.
+vm_kill_all() {
+	local rundir=$1 why=$2 name pid
+	shift 2
+	for name in "$@"; do
+		pid=$(cat "$rundir/$name.pid")
+		kill -0 "$pid" 2>/dev/null || continue
+		echo "$why" >"$rundir/$name.timeout"
+		kill -9 "$pid" 2>/dev/null
+	done
 }
 
 # vm_splats RUNDIR NAME: print the kernel's complaints in a guest's log.
@@ -304,7 +328,7 @@ vm_splats() {
 vm_verdict() {
 	local rundir=$1 name=$2 role=$3 bad=0 rc splats
 	if [ -e "$rundir/$name.timeout" ]; then
-		echo "$name: timed out and was killed"
+		echo "$name: timed out and was killed: $(cat "$rundir/$name.timeout")"
 		bad=1
 	fi
 	splats=$(vm_splats "$rundir" "$name")
