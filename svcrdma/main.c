@@ -12,14 +12,13 @@
 #define CREATE_TRACE_POINTS
 #include "trace.h"
 
-unsigned int svcrdma_credits = 64;
+/* Also sunrpc.svc_rdma.max_requests and max_req_size (tunables.c). */
 module_param_named(credits, svcrdma_credits, uint, 0444);
-MODULE_PARM_DESC(credits, "RPC credits granted per connection (8-1024, default 64)");
+MODULE_PARM_DESC(credits, "RPC credits granted per connection (8-1024, default 64); same as sunrpc.svc_rdma.max_requests");
 
-unsigned int svcrdma_max_inline = 4096;
 module_param_named(max_inline, svcrdma_max_inline, uint, 0444);
 MODULE_PARM_DESC(max_inline,
-		 "receive buffer size and largest inline reply in bytes (1024-65536, multiple of 1024, default 4096)");
+		 "receive buffer size and largest inline reply in bytes (1024-65536, multiple of 1024, default 4096); same as sunrpc.svc_rdma.max_req_size");
 
 unsigned int svcrdma_keepalive = 30;
 module_param_named(keepalive, svcrdma_keepalive, uint, 0444);
@@ -30,12 +29,14 @@ static int __init svcrdma_init(void)
 {
 	int ret;
 
-	if (svcrdma_credits < 8 || svcrdma_credits > 1024) {
+	if (svcrdma_credits < SVCRDMA_CREDITS_MIN ||
+	    svcrdma_credits > SVCRDMA_CREDITS_MAX) {
 		pr_err("svcrdma: credits=%u is outside 8-1024\n",
 		       svcrdma_credits);
 		return -EINVAL;
 	}
-	if (svcrdma_max_inline < 1024 || svcrdma_max_inline > 65536 ||
+	if (svcrdma_max_inline < SVCRDMA_INLINE_MIN ||
+	    svcrdma_max_inline > SVCRDMA_INLINE_MAX ||
 	    svcrdma_max_inline % 1024) {
 		pr_err("svcrdma: max_inline=%u must be a multiple of 1024 in 1024-65536\n",
 		       svcrdma_max_inline);
@@ -60,8 +61,13 @@ static int __init svcrdma_init(void)
 	ret = svcrdma_stats_init();
 	if (ret)
 		goto unregister_bc;
+	ret = svcrdma_tunables_init();
+	if (ret)
+		goto unregister_stats;
 	return 0;
 
+unregister_stats:
+	svcrdma_stats_exit();
 unregister_bc:
 	svcrdma_bc_exit();
 unregister_class:
@@ -73,6 +79,7 @@ unregister_devices:
 
 static void __exit svcrdma_exit(void)
 {
+	svcrdma_tunables_exit();
 	svcrdma_stats_exit();
 	svcrdma_bc_exit();
 	svc_unreg_xprt_class(&svcrdma_class);

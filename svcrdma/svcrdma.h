@@ -274,6 +274,18 @@ static inline struct svcrdma_xprt *svcrdma_of(struct svc_xprt *xprt)
 int svcrdma_stats_init(void);
 void svcrdma_stats_exit(void);
 
+/* What we support of the tunables' ranges (tunables.c). */
+#define SVCRDMA_CREDITS_MIN	8
+#define SVCRDMA_CREDITS_MAX	1024
+#define SVCRDMA_INLINE_MIN	1024
+#define SVCRDMA_INLINE_MAX	65536
+
+u32 svcrdma_tunable_credits(void);
+u32 svcrdma_tunable_inline(void);
+u32 svcrdma_tunable_ord(void);
+int svcrdma_tunables_init(void);
+void svcrdma_tunables_exit(void);
+
 /* transport.c */
 int svcrdma_devices_init(void);
 void svcrdma_devices_exit(void);

@@ -226,7 +226,8 @@ static int svcrdma_conn_request(struct svcrdma_xprt *lx, struct rdma_cm_id *id,
 	nfsrdma_wire_decode_cm_pdata(&xp->peer, ev->param.conn.private_data,
 				     ev->param.conn.private_data_len);
 	/* The CM has already turned these into our point of view. */
-	xp->ord = ev->param.conn.initiator_depth;
+	xp->ord = min_t(u32, ev->param.conn.initiator_depth,
+			svcrdma_tunable_ord());
 	xp->ird = ev->param.conn.responder_resources;
 
 	spin_lock_bh(&lx->accept_lock);
@@ -380,7 +381,7 @@ static int svcrdma_conn_setup(struct svcrdma_xprt *xp)
 	set_bit(SVCRDMA_F_ON_DEVLIST, &xp->flags);
 	spin_unlock(&svcrdma_conns_lock);
 
-	xp->credits = min_t(u32, svcrdma_credits, max_wr / 2);
+	xp->credits = min_t(u32, svcrdma_tunable_credits(), max_wr / 2);
 	/*
 	 * One receive and one send slot (and their CQ entries) stay out of
 	 * our budget: ib_drain_qp() posts a marker into each queue at
@@ -388,8 +389,8 @@ static int svcrdma_conn_setup(struct svcrdma_xprt *xp)
 	 * flushed contexts are still on their way to our done handlers.
 	 */
 	xp->nr_recvs = min_t(u32, 2 * xp->credits, max_wr - 1);
-	xp->recv_size = svcrdma_max_inline;
-	xp->inline_send = min_t(u32, svcrdma_max_inline, xp->peer.recv_size);
+	xp->recv_size = svcrdma_tunable_inline();
+	xp->inline_send = min_t(u32, xp->recv_size, xp->peer.recv_size);
 	xp->snd_w_inv = xp->peer.remote_inv &&
 		(dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS);
 	/* Every thread sending holds one; ERR replies take one too. */

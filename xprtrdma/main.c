@@ -21,17 +21,28 @@
 /*
  * Tunables, read once when a transport is created; changing one affects
  * transports created afterwards.  max_slots (module parameter) and
- * rdma_slot_table_entries (sysctl) are the same variable with the same
- * bounds.
+ * rdma_slot_table_entries (sysctl) are the same variable.
+ *
+ * The sysctls accept exactly the ranges the in-tree rpcrdma accepts, so a
+ * sysctl.conf written for it loads unchanged; a value beyond what this
+ * transport supports is clamped where it is used (xprtrdma_setup()):
+ * slots to 128, inline sizes to 16 KiB.  rdma_memreg_strategy,
+ * rdma_inline_write_padding and rdma_pad_optimize are accepted and have no
+ * effect: registration is always FRWR, and no pad is ever sent.
  */
 int xprtrdma_max_slots = XPRTRDMA_MAX_CREDITS;
 int xprtrdma_max_inline_read = XPRTRDMA_INLINE_DEFAULT;
 int xprtrdma_max_inline_write = XPRTRDMA_INLINE_DEFAULT;
+static int xprtrdma_memreg_strategy = 5;	/* the in-tree's FRWR */
+static int xprtrdma_inline_write_padding;
+static int xprtrdma_pad_optimize;
 
 static int xprtrdma_min_slots_bound = XPRTRDMA_MIN_SLOTS;
-static int xprtrdma_max_slots_bound = XPRTRDMA_MAX_CREDITS;
+static int xprtrdma_max_slots_bound = 16384;
 static int xprtrdma_min_inline_bound = XPRTRDMA_INLINE_MIN;
-static int xprtrdma_max_inline_bound = XPRTRDMA_INLINE_MAX;
+static int xprtrdma_max_inline_bound = 65536;
+static int xprtrdma_max_memreg_bound = 6;
+static int xprtrdma_max_padding_bound = 4096;
 
 static int xprtrdma_set_slots(const char *val, const struct kernel_param *kp)
 {
@@ -40,8 +51,8 @@ static int xprtrdma_set_slots(const char *val, const struct kernel_param *kp)
 	ret = kstrtoint(val, 0, &n);
 	if (ret)
 		return ret;
-	/* One slot cannot make progress; more than we ask credits for idles. */
-	if (n < XPRTRDMA_MIN_SLOTS || n > XPRTRDMA_MAX_CREDITS)
+	/* The in-tree's floor; one slot could not make progress. */
+	if (n < xprtrdma_min_slots_bound || n > xprtrdma_max_slots_bound)
 		return -EINVAL;
 	WRITE_ONCE(*(int *)kp->arg, n);
 	return 0;
@@ -53,36 +64,40 @@ static const struct kernel_param_ops xprtrdma_slots_ops = {
 };
 module_param_cb(max_slots, &xprtrdma_slots_ops, &xprtrdma_max_slots, 0644);
 MODULE_PARM_DESC(max_slots,
-		 "RPC slots per transport (2-128, default 128); same as sunrpc.rdma_slot_table_entries");
+		 "RPC slots per transport (4-16384, used up to 128, default 128); same as sunrpc.rdma_slot_table_entries");
+
+#define XPRTRDMA_INT_SYSCTL(_name, _var, _min, _max) {		\
+	.procname	= _name,				\
+	.data		= &(_var),				\
+	.maxlen		= sizeof(int),				\
+	.mode		= 0644,					\
+	.proc_handler	= proc_dointvec_minmax,			\
+	.extra1		= (_min),				\
+	.extra2		= (_max),				\
+}
 
 /* The names the in-tree client uses, so admins' sysctl.conf keeps working. */
 static struct ctl_table xprtrdma_sysctls[] = {
+	XPRTRDMA_INT_SYSCTL("rdma_slot_table_entries", xprtrdma_max_slots,
+			    &xprtrdma_min_slots_bound,
+			    &xprtrdma_max_slots_bound),
+	XPRTRDMA_INT_SYSCTL("rdma_max_inline_read", xprtrdma_max_inline_read,
+			    &xprtrdma_min_inline_bound,
+			    &xprtrdma_max_inline_bound),
+	XPRTRDMA_INT_SYSCTL("rdma_max_inline_write", xprtrdma_max_inline_write,
+			    &xprtrdma_min_inline_bound,
+			    &xprtrdma_max_inline_bound),
+	XPRTRDMA_INT_SYSCTL("rdma_memreg_strategy", xprtrdma_memreg_strategy,
+			    SYSCTL_ZERO, &xprtrdma_max_memreg_bound),
+	XPRTRDMA_INT_SYSCTL("rdma_inline_write_padding",
+			    xprtrdma_inline_write_padding,
+			    SYSCTL_ZERO, &xprtrdma_max_padding_bound),
 	{
-		.procname	= "rdma_slot_table_entries",
-		.data		= &xprtrdma_max_slots,
+		.procname	= "rdma_pad_optimize",
+		.data		= &xprtrdma_pad_optimize,
 		.maxlen		= sizeof(int),
 		.mode		= 0644,
-		.proc_handler	= proc_dointvec_minmax,
-		.extra1		= &xprtrdma_min_slots_bound,
-		.extra2		= &xprtrdma_max_slots_bound,
-	},
-	{
-		.procname	= "rdma_max_inline_read",
-		.data		= &xprtrdma_max_inline_read,
-		.maxlen		= sizeof(int),
-		.mode		= 0644,
-		.proc_handler	= proc_dointvec_minmax,
-		.extra1		= &xprtrdma_min_inline_bound,
-		.extra2		= &xprtrdma_max_inline_bound,
-	},
-	{
-		.procname	= "rdma_max_inline_write",
-		.data		= &xprtrdma_max_inline_write,
-		.maxlen		= sizeof(int),
-		.mode		= 0644,
-		.proc_handler	= proc_dointvec_minmax,
-		.extra1		= &xprtrdma_min_inline_bound,
-		.extra2		= &xprtrdma_max_inline_bound,
+		.proc_handler	= proc_dointvec,
 	},
 	{ }
 };

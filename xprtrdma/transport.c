@@ -200,8 +200,7 @@ static void xprtrdma_set_port(struct rpc_xprt *xprt, unsigned short port)
  * mrs_allocated, local_inv_needed, empty_sendctx_q, reply_waits_for_send.
  * We never register "the hard way", never orphan an MR (teardown takes
  * them all back) and have no shared send-context queue, so those three are
- * 0.  Three counters of our own follow; the tools stop reading at the
- * seventeenth.
+ * 0.
  */
 static void xprtrdma_print_stats(struct rpc_xprt *xprt, struct seq_file *seq)
 {
@@ -418,7 +417,8 @@ static int xprtrdma_format_addresses(struct rpc_xprt *xprt)
  */
 struct rpc_xprt *xprtrdma_setup(struct xprt_create *args)
 {
-	unsigned int slots = READ_ONCE(xprtrdma_max_slots);
+	unsigned int slots = min_t(int, READ_ONCE(xprtrdma_max_slots),
+				   XPRTRDMA_MAX_CREDITS);
 	struct xprtrdma_xprt *xp;
 	struct rpc_xprt *xprt;
 	int ret;
@@ -438,10 +438,15 @@ struct rpc_xprt *xprtrdma_setup(struct xprt_create *args)
 	INIT_LIST_HEAD(&xp->bc_all);
 	INIT_DELAYED_WORK(&xp->connect_work, xprtrdma_connect_worker);
 	INIT_WORK(&xp->force_work, xprtrdma_force_work);
-	/* RFC 8797 private data carries whole KiB; never promise more. */
-	xp->inline_send = ALIGN_DOWN(READ_ONCE(xprtrdma_max_inline_write),
+	/*
+	 * RFC 8797 private data carries whole KiB; never promise more.  The
+	 * sysctls take the in-tree's range; we use up to INLINE_MAX.
+	 */
+	xp->inline_send = ALIGN_DOWN(min_t(int, XPRTRDMA_INLINE_MAX,
+					   READ_ONCE(xprtrdma_max_inline_write)),
 				     1024);
-	xp->inline_recv = ALIGN_DOWN(READ_ONCE(xprtrdma_max_inline_read),
+	xp->inline_recv = ALIGN_DOWN(min_t(int, XPRTRDMA_INLINE_MAX,
+					   READ_ONCE(xprtrdma_max_inline_read)),
 				     1024);
 
 	xprt->num_reqs = 0;

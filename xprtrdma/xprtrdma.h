@@ -51,7 +51,7 @@
 
 /* Credits we ask the server for; also the number of receives posted. */
 #define XPRTRDMA_MAX_CREDITS		128
-#define XPRTRDMA_MIN_SLOTS		2
+#define XPRTRDMA_MIN_SLOTS		4
 
 /* Receives beyond the credit limit, for backchannel calls and slack. */
 #define XPRTRDMA_EXTRA_RECVS		4
