@@ -22,6 +22,7 @@
 #include <linux/sunrpc/addr.h>
 #include <linux/sunrpc/xprt.h>
 #include <net/net_namespace.h>
+#include <rdma/rw.h>
 
 #include "svcrdma.h"
 #include "trace.h"
@@ -432,7 +433,15 @@ static int svcrdma_conn_setup(struct svcrdma_xprt *xp)
 	qpa.cap.max_recv_wr = xp->nr_recvs + 1;
 	qpa.cap.max_send_sge = min_t(u32, dev->attrs.max_send_sge, 16);
 	qpa.cap.max_recv_sge = 1;
-	qpa.cap.max_rdma_ctxs = xp->credits;
+	/*
+	 * rdma_rw keeps an MR pool of max_rdma_ctxs for devices that need
+	 * MRs to move data (iWARP always does for Reads).  A context covering
+	 * a largest payload may need several MRs where the device's MRs are
+	 * short (siw: 256 pages), so size the pool by the device's factor,
+	 * or concurrent large I/O runs the pool dry and fails the call.
+	 */
+	qpa.cap.max_rdma_ctxs = xp->credits *
+		rdma_rw_mr_factor(dev, xp->port, RPCSVC_MAXPAGES);
 	qpa.sq_sig_type = IB_SIGNAL_REQ_WR;
 	qpa.qp_type = IB_QPT_RC;
 	qpa.port_num = xp->port;
