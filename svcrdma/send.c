@@ -560,25 +560,51 @@ static int svcrdma_build_reply(struct svcrdma_xprt *xp,
 	return nfsrdma_wire_encode(sc->buf, xp->inline_send, rep);
 }
 
+/* Fold @handle into the one key every segment so far shares; false if not. */
+static bool svcrdma_same_key(u32 *key, bool *seen, u32 handle)
+{
+	if (*seen && *key != handle)
+		return false;
+	*key = handle;
+	*seen = true;
+	return true;
+}
+
 /*
  * RFC 8797 lets us invalidate one of the client's registrations for this
- * call with the reply's Send, saving the client a Local Invalidate.  Any
- * handle the call carried belongs to this call; 0 means a plain Send.
+ * call with the reply's Send, saving the client a Local Invalidate.  Only
+ * when every segment of every chunk of the call carries the same handle:
+ * then the one invalidation fences all the memory the call exposed, and
+ * no registration the client still counts on is torn down behind its
+ * back.  Otherwise (or for a call with no chunks, or a key of 0, which
+ * we use to mean a plain Send) the client invalidates for itself.
  */
 static u32 svcrdma_inv_rkey(const struct svcrdma_xprt *xp,
 			    const struct svcrdma_recv_ctxt *rc)
 {
 	const struct nfsrdma_wire_hdr *call = &rc->hdr;
+	const struct nfsrdma_wire_seg *seg;
+	bool seen = false;
+	u32 key = 0, i, j;
 
 	if (!xp->snd_w_inv)
 		return 0;
-	if (call->nr_write && call->write[0].nr_segs)
-		return nfsrdma_wire_chunk_segs(call, &call->write[0])->handle;
-	if (call->has_reply && call->reply.nr_segs)
-		return nfsrdma_wire_chunk_segs(call, &call->reply)->handle;
-	if (call->nr_read)
-		return call->read[0].seg.handle;
-	return 0;
+	for (i = 0; i < call->nr_read; i++)
+		if (!svcrdma_same_key(&key, &seen, call->read[i].seg.handle))
+			return 0;
+	for (i = 0; i < call->nr_write; i++) {
+		seg = nfsrdma_wire_chunk_segs(call, &call->write[i]);
+		for (j = 0; j < call->write[i].nr_segs; j++)
+			if (!svcrdma_same_key(&key, &seen, seg[j].handle))
+				return 0;
+	}
+	if (call->has_reply) {
+		seg = nfsrdma_wire_chunk_segs(call, &call->reply);
+		for (j = 0; j < call->reply.nr_segs; j++)
+			if (!svcrdma_same_key(&key, &seen, seg[j].handle))
+				return 0;
+	}
+	return key;
 }
 
 static void svcrdma_reply_account(struct svcrdma_xprt *xp, __be32 xid,
