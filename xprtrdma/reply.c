@@ -9,7 +9,8 @@
  * receive xdr_buf exactly as a byte-stream transport would have, and
  * completes the RPC.  Anything it cannot trust is dropped (no XID to
  * blame) or turned into an unparsable reply for that one RPC, which the
- * RPC client retries a few times and then fails with -EIO.
+ * RPC client retries a few times and then fails with -EIO.  An RDMA_ERROR
+ * fails its RPC at once.
  */
 
 #include <linux/slab.h>
@@ -142,6 +143,36 @@ static bool xprtrdma_is_call(const struct nfsrdma_wire_hdr *hdr,
 	       p[1] == cpu_to_be32(RPC_CALL);
 }
 
+/*
+ * RDMA_ERROR (RFC 8166 section 4.2.2) is the server's final word on this
+ * call: it did not run it.  A retransmission would get the same answer,
+ * so the RPC fails now instead of after the RPC client's garbage-reply
+ * retries.  ERR_VERS means the server speaks no version we do; ERR_CHUNK
+ * that it could not use our chunks.  The task takes the error on its next
+ * step (__rpc_execute checks tk_rpc_status first); the set is the same
+ * cmpxchg as rpc_task_set_rpc_status(), which 6.1 does not export, so an
+ * error set earlier (a signal, a timeout) is kept.
+ */
+static int xprtrdma_rdma_error(struct xprtrdma_xprt *xp, struct rpc_rqst *rqst,
+			       const struct nfsrdma_wire_hdr *hdr)
+{
+	int err;
+
+	if (hdr->err == NFSRDMA_WIRE_ERR_VERS) {
+		pr_warn_ratelimited("xprtrdma: %s speaks RPC-over-RDMA versions %u to %u only, not 1 (ERR_VERS for XID 0x%08x)\n",
+				    xprtrdma_rep_peer(xp), hdr->vers_low,
+				    hdr->vers_high, be32_to_cpu(hdr->xid));
+		err = -EPROTONOSUPPORT;
+	} else {
+		pr_warn_ratelimited("xprtrdma: %s could not use the chunks of XID 0x%08x (ERR_CHUNK)\n",
+				    xprtrdma_rep_peer(xp),
+				    be32_to_cpu(hdr->xid));
+		err = -EIO;
+	}
+	cmpxchg(&rqst->rq_task->tk_rpc_status, 0, err);
+	return err;
+}
+
 static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 				  struct xprtrdma_rep *rep, struct ib_wc *wc)
 {
@@ -227,14 +258,9 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 				    be32_to_cpu(hdr->xid));
 		copied = -EINVAL;
 	} else if (hdr->proc == NFSRDMA_WIRE_PROC_ERROR) {
-		pr_warn_ratelimited("xprtrdma: %s returned %s for XID 0x%08x\n",
-				    xprtrdma_rep_peer(xp),
-				    hdr->err == NFSRDMA_WIRE_ERR_VERS ?
-				    "ERR_VERS" : "ERR_CHUNK",
-				    be32_to_cpu(hdr->xid));
+		copied = xprtrdma_rdma_error(xp, rqst, hdr);
 		reason = hdr->err == NFSRDMA_WIRE_ERR_VERS ?
 			 "RDMA_ERROR ERR_VERS" : "RDMA_ERROR ERR_CHUNK";
-		copied = -EREMOTEIO;
 	} else {
 		trace_xprtrdma_reply(xp, hdr,
 				     !!(wc->wc_flags & IB_WC_WITH_INVALIDATE));
