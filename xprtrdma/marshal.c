@@ -83,6 +83,17 @@ void xprtrdma_copy_xdr(void *dst, const struct xdr_buf *xdr, u32 tail_skip,
 	       xdr->tail[0].iov_len - tail_skip);
 }
 
+/* Remember a reply chunk's segments: the reply must name the same ones. */
+static void xprtrdma_keep_offered(struct xprtrdma_req *req,
+				  const struct nfsrdma_wire_seg *segs, int n)
+{
+	/* One segment per MR, and a call has at most MAX_MRS_PER_REQ. */
+	if (WARN_ON_ONCE(n > ARRAY_SIZE(req->offered)))
+		n = 0;
+	memcpy(req->offered, segs, n * sizeof(*segs));
+	req->nr_offered = n;
+}
+
 /* Offer a Write chunk or a Reply chunk for the reply, if it needs one. */
 static int xprtrdma_marshal_reply(struct xprtrdma_req *req,
 				  struct xprtrdma_ep *ep,
@@ -116,6 +127,7 @@ static int xprtrdma_marshal_reply(struct xprtrdma_req *req,
 		hdr->write[0].nr_segs = n;
 		hdr->nr_write = 1;
 		req->write_offered = rcv->page_len;
+		xprtrdma_keep_offered(req, hdr->segs, n);
 		return 0;
 	}
 
@@ -130,6 +142,7 @@ static int xprtrdma_marshal_reply(struct xprtrdma_req *req,
 	hdr->reply.nr_segs = n;
 	hdr->has_reply = true;
 	req->reply_offered = total;
+	xprtrdma_keep_offered(req, hdr->segs, n);
 	return 0;
 }
 
@@ -200,6 +213,7 @@ static int xprtrdma_marshal(struct xprtrdma_req *req, struct xprtrdma_ep *ep,
 	hdr->has_reply = false;
 	req->write_offered = 0;
 	req->reply_offered = 0;
+	req->nr_offered = 0;
 	memset(info, 0, sizeof(*info));
 
 	ret = xprtrdma_marshal_reply(req, ep, hdr, first, last);

@@ -26,16 +26,37 @@ static const char *xprtrdma_rep_peer(struct xprtrdma_xprt *xp)
 	return xp->xprt.address_strings[RPC_DISPLAY_ADDR];
 }
 
-static u32 xprtrdma_rep_chunk_len(const struct nfsrdma_wire_hdr *hdr,
+/*
+ * The bytes the server says it wrote into a Write or Reply chunk, checked
+ * against what the call offered: the same segments (handle and address),
+ * in order, none longer than offered, filled front to back (a short
+ * segment may be followed only by empty ones).  Anything else is a server
+ * that did not write where it says, and the bytes in our buffer would be
+ * stale, so the reply is refused.  Returns the total, or -EMSGSIZE.
+ */
+static int xprtrdma_rep_chunk_len(const struct xprtrdma_req *req,
+				  const struct nfsrdma_wire_hdr *hdr,
 				  const struct nfsrdma_wire_chunk *chunk)
 {
 	const struct nfsrdma_wire_seg *seg = nfsrdma_wire_chunk_segs(hdr, chunk);
-	u64 sum = 0;
-	u32 i;
+	bool short_seen = false;
+	u32 i, sum = 0;
 
-	for (i = 0; i < chunk->nr_segs; i++)
+	if (chunk->nr_segs > req->nr_offered)
+		return -EMSGSIZE;
+	for (i = 0; i < chunk->nr_segs; i++) {
+		const struct nfsrdma_wire_seg *ours = &req->offered[i];
+
+		if (seg[i].handle != ours->handle ||
+		    seg[i].offset != ours->offset ||
+		    seg[i].length > ours->length ||
+		    (short_seen && seg[i].length))
+			return -EMSGSIZE;
+		short_seen = seg[i].length < ours->length;
+		/* Each is at most what we offered, and that fits a u32. */
 		sum += seg[i].length;
-	return sum > U32_MAX ? U32_MAX : (u32)sum;
+	}
+	return sum;
 }
 
 /* Keep the task's view of the buffer identical to the receive side's. */
@@ -62,12 +83,15 @@ static int xprtrdma_place_reply(struct xprtrdma_req *req,
 	struct xdr_buf *buf = &rqst->rq_private_buf;
 	struct xprtrdma_stats *st = &req->xp->stats;
 	u32 cap = buf->head[0].iov_len + buf->page_len + buf->tail[0].iov_len;
-	u32 w = 0, r, pos, rem, off;
+	u32 w = 0, pos, rem, off;
+	int r;
 
 	if (hdr->proc == NFSRDMA_WIRE_PROC_NOMSG) {
 		/* The whole reply came through the Reply chunk, in place. */
-		r = xprtrdma_rep_chunk_len(hdr, &hdr->reply);
-		if (!req->reply_offered || r > req->reply_offered || !r)
+		if (!req->reply_offered)
+			return -EMSGSIZE;
+		r = xprtrdma_rep_chunk_len(req, hdr, &hdr->reply);
+		if (r <= 0 || r > req->reply_offered)
 			return -EMSGSIZE;
 		atomic_long_add(r, &st->rdma_bytes_in);
 		return r;
@@ -76,9 +100,12 @@ static int xprtrdma_place_reply(struct xprtrdma_req *req,
 	if (hdr->nr_write > 1)
 		return -EINVAL;
 	if (hdr->nr_write) {
-		w = xprtrdma_rep_chunk_len(hdr, &hdr->write[0]);
-		if (w > req->write_offered)
+		if (!req->write_offered)
 			return -EMSGSIZE;
+		r = xprtrdma_rep_chunk_len(req, hdr, &hdr->write[0]);
+		if (r < 0 || r > req->write_offered)
+			return -EMSGSIZE;
+		w = r;
 	}
 
 	if (!w) {

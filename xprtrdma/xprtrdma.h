@@ -324,6 +324,10 @@ struct xprtrdma_bc {
  * @nr_mrs: entries on @mrs
  * @write_offered: bytes offered in the Write chunk, 0 if none
  * @reply_offered: bytes offered in the Reply chunk, 0 if none
+ * @nr_offered: segments of the Write or Reply chunk offered (a call
+ *	offers at most one of the two)
+ * @offered: those segments, as sent; the reply's copy of the chunk is
+ *	checked against them
  * @inv_done: the signaled LOCAL_INV of this request completed
  */
 struct xprtrdma_req {
@@ -336,6 +340,8 @@ struct xprtrdma_req {
 	unsigned int nr_mrs;
 	u32 write_offered;
 	u32 reply_offered;
+	u32 nr_offered;
+	struct nfsrdma_wire_seg offered[XPRTRDMA_MAX_MRS_PER_REQ];
 	struct completion inv_done;
 };
 
