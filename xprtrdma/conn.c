@@ -335,6 +335,28 @@ out_free:
 }
 
 /*
+ * After the QP and the send CQ are gone: a Send the provider never
+ * completed would keep its call from being retransmitted on the next
+ * connection (see xprtrdma_sendctx_reap()).
+ */
+static void xprtrdma_reap_sends(struct xprtrdma_ep *ep)
+{
+	struct xprtrdma_xprt *xp = ep->xp;
+	struct xprtrdma_bc *bc;
+	unsigned int i, lost = 0;
+
+	for (i = 0; i < xp->nr_reqs; i++)
+		lost += xprtrdma_sendctx_reap(&xp->reqs[i].sc, ep);
+	spin_lock(&xp->bc_lock);
+	list_for_each_entry(bc, &xp->bc_all, all)
+		lost += xprtrdma_sendctx_reap(&bc->sc, ep);
+	spin_unlock(&xp->bc_lock);
+	if (lost)
+		pr_warn_ratelimited("xprtrdma: %u Send(s) to %s never completed on the old connection; released\n",
+				    lost, xprtrdma_peer(ep));
+}
+
+/*
  * Release everything an ep holds, in reverse order of creation.  Safe on
  * a partially built ep: each step checks whether it was reached.
  */
@@ -380,6 +402,8 @@ static void xprtrdma_ep_free(struct xprtrdma_ep *ep)
 		ib_free_cq(ep->recv_cq);
 	if (ep->send_cq)
 		ib_free_cq(ep->send_cq);
+	if (ep->device)
+		xprtrdma_reap_sends(ep);
 	if (ep->pd)
 		ib_dealloc_pd(ep->pd);
 

@@ -280,6 +280,15 @@ encode_msg:
 	return hlen + inline_len;
 }
 
+/* The Send is over: its buffer may be reused, waiters may go on. */
+static void xprtrdma_sendctx_release(struct xprtrdma_sendctx *sc)
+{
+	ib_dma_unmap_single(sc->ep->device, sc->dma, sc->len, DMA_TO_DEVICE);
+	clear_bit(XPRTRDMA_SEND_BUSY, &sc->flags);
+	smp_mb__after_atomic();
+	wake_up_var(&sc->flags);
+}
+
 static void xprtrdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct xprtrdma_sendctx *sc =
@@ -287,10 +296,31 @@ static void xprtrdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status != IB_WC_SUCCESS)
 		xprtrdma_wr_failed(sc->ep, "Send", wc);
-	ib_dma_unmap_single(sc->ep->device, sc->dma, sc->len, DMA_TO_DEVICE);
-	clear_bit(XPRTRDMA_SEND_BUSY, &sc->flags);
-	smp_mb__after_atomic();
-	wake_up_var(&sc->flags);
+	xprtrdma_sendctx_release(sc);
+}
+
+/**
+ * xprtrdma_sendctx_reap - retire a Send whose completion never came
+ * @sc: send context
+ * @ep: connection being freed, whose QP is destroyed and whose send CQ is
+ *	freed, so no completion handler can run for it any more
+ *
+ * A drained QP has completed every Send posted on it, unless the provider
+ * lost one: soft-iWARP was seen to complete the drain marker while an
+ * earlier Send never completed, and the retransmission of that call then
+ * waited for it forever.  Nothing can complete it now, so release it here.
+ *
+ * Context: process context, from the connection's teardown.
+ *
+ * Return: true if @sc was still busy on @ep (and is now released).
+ */
+bool xprtrdma_sendctx_reap(struct xprtrdma_sendctx *sc, struct xprtrdma_ep *ep)
+{
+	if (!test_bit(XPRTRDMA_SEND_BUSY, &sc->flags) ||
+	    READ_ONCE(sc->ep) != ep)
+		return false;
+	xprtrdma_sendctx_release(sc);
+	return true;
 }
 
 /**

@@ -438,6 +438,9 @@ void xprtrdma_copy_xdr(void *dst, const struct xdr_buf *xdr, u32 tail_skip,
 		       bool pages);
 
 /* Wait until @sc's previous Send has completed; process context. */
+bool xprtrdma_sendctx_reap(struct xprtrdma_sendctx *sc,
+			   struct xprtrdma_ep *ep);
+
 static inline void xprtrdma_sendctx_wait(struct xprtrdma_sendctx *sc)
 {
 	wait_var_event(&sc->flags, !test_bit(XPRTRDMA_SEND_BUSY, &sc->flags));
