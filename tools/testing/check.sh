@@ -44,7 +44,7 @@ stage codec-unit "codec: unit tests under ASan and UBSan" \
 stage codec-fuzz "codec: libFuzzer on the decoders for ${FUZZ_SECONDS:-60} s" \
 	make -C "$here/wire" fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 
-stage hostile "hostile client tool builds with -Wall -Wextra -Werror" \
+stage hostile "hostile client and server tools build with -Wall -Wextra -Werror" \
 	make -C "$here/hostile"
 
 stage stall-rule "harness: a link stall after a transport error is not rerun" \

@@ -1,0 +1,1680 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hostile-server: an RPC-over-RDMA Version 1 responder that is honest
+ * until told otherwise, for testing the client transport (xprtrdma.ko).
+ *
+ * Design.  It listens with librdmacm (default port 20049), accepts each
+ * client connection (RFC 8797 private data read and answered) and proxies
+ * it to a real NFS server over TCP (default 127.0.0.1:2049), one TCP
+ * connection per RDMA connection:
+ *
+ *   client -> RDMA_MSG / RDMA_NOMSG call -> (RDMA Read of every Read chunk,
+ *   Position-zero included; the RPC record reassembled, XDR pads put back)
+ *   -> TCP record -> knfsd -> TCP record -> reply, sent inline when it fits
+ *   the client's receive size; otherwise a READ-style reply has its data
+ *   item (the opaque that ends the reply) RDMA Written into the call's
+ *   Write chunk, and anything else goes by RDMA Write into the Reply chunk
+ *   as RDMA_NOMSG.
+ *
+ * NFSv4.1 backchannel calls that knfsd sends on the TCP connection are
+ * forwarded to the client as backward-direction RDMA_MSG Calls (RFC 8167)
+ * and the client's replies go back on the TCP connection.
+ *
+ * Every codec step (headers in and out, private data) goes through the
+ * project's one codec, nfsrdma/wire.h; only the deliberately malformed
+ * headers are put together word by word.
+ *
+ * Cue.  A case is armed either with -x CASE on the command line or by
+ * creating an empty file "hs.cue.CASE" in the control directory (-C DIR);
+ * the server notices it within 200 ms, removes it and creates
+ * "hs.armed.CASE".  An armed case picks the next call that matches its
+ * selector (a call whose RPC bytes contain the marker string, default
+ * "HOSTILE", optionally only one that offered no chunk for its reply or
+ * only one that offered a Reply chunk; a call that offered a Write chunk;
+ * or one that offered a Reply chunk), answers that ONE call with its crafted message(s) instead
+ * of (or around) the real reply, creates "hs.fired.CASE" and disarms.
+ * "hs.cue.none" disarms.  The control directory may be shared between
+ * VMs (the test harness's /results); only file names carry information.
+ *
+ * Usage: hostile-server [-v] [-p PORT] [-t HOST:PORT] [-C DIR] [-m MARKER]
+ *                       [-x CASE] [-l]
+ *   -l lists the cases.  Runs until killed.  Log lines go to stdout.
+ */
+
+#define _GNU_SOURCE	/* memmem */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "nfsrdma/wire.h"
+
+#define HS_INLINE		4096	/* our receive and send buffer size */
+#define HS_RECV_DEPTH		160	/* > the client's 128 slots + backchannel */
+#define HS_SEND_SLOTS		64
+#define HS_MAX_GRANT		64
+#define HS_STAGE_SIZE		(4u << 20)	/* RDMA Read / Write staging */
+#define HS_MAX_RECORD		(4u << 20)
+#define HS_MAX_CONNS		8
+#define HS_SQ_DEPTH		(HS_SEND_SLOTS + 2 * NFSRDMA_WIRE_MAX_SEGS + 16)
+#define HS_OP_TIMEOUT_MS	30000
+
+#define RPC_CALL		0
+#define RPC_REPLY		1
+
+#define WRID_SEND		0x1000000000ULL
+#define WRID_RDMA		0x2000000000ULL
+
+struct hs_call {
+	struct hs_call *next;
+	__be32 xid;
+	const struct hs_case *hc;	/* armed case for this call, or NULL */
+	u32 nr_write;			/* Write chunks offered (we use the first) */
+	u32 wsegs_n;
+	struct nfsrdma_wire_seg wsegs[NFSRDMA_WIRE_MAX_CHUNK_SEGS];
+	bool has_reply;
+	u32 rsegs_n;
+	struct nfsrdma_wire_seg rsegs[NFSRDMA_WIRE_MAX_CHUNK_SEGS];
+};
+
+struct hs_conn {
+	bool used, established, dead;
+	unsigned int serial;
+	struct rdma_cm_id *id;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *rch;
+	struct ibv_cq *rcq, *scq;
+	struct ibv_mr *recv_mr, *send_mr, *stage_mr;
+	uint8_t *recv_buf, *send_buf, *stage;
+	unsigned int send_next, sends_out;
+	u32 peer_recv;			/* client's receive buffer size */
+	u32 max_inline;			/* largest Send the client accepts */
+	u32 want_credits;		/* what the client asked for last */
+	int tcp;
+	uint8_t *tbuf;			/* TCP record reassembly */
+	size_t tlen, tcap;
+	struct hs_call *calls;
+};
+
+/* What a case is handed when it fires. */
+struct hs_act {
+	struct hs_conn *c;
+	struct hs_call *call;
+	const uint8_t *rec;		/* the real reply, or NULL if not forwarded */
+	size_t len;
+};
+
+enum hs_sel {
+	SEL_MARKER,	/* RPC bytes contain the marker string */
+	SEL_WRITE,	/* offered a Write chunk */
+	SEL_REPLY,	/* offered a Reply chunk */
+	SEL_PLAIN,	/* contains the marker, offered no Write or Reply chunk */
+	SEL_MREPLY,	/* contains the marker and offered a Reply chunk */
+};
+
+struct hs_case {
+	const char *name;
+	const char *what;
+	enum hs_sel sel;
+	bool forward;	/* pass the call to the NFS server first */
+	void (*fire)(struct hs_act *a);
+};
+
+static int verbose;
+static const char *listen_port = "20049";
+static const char *target = "127.0.0.1:2049";
+static const char *ctl_dir;
+static const char *marker = "HOSTILE";
+static const struct hs_case *armed;
+static struct hs_conn conns[HS_MAX_CONNS];
+static unsigned int conn_serial;
+static struct nfsrdma_wire_hdr rx_hdr;	/* decode scratch, ~10 KiB */
+static struct nfsrdma_wire_hdr tx_hdr;	/* encode scratch */
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	struct timespec ts;
+	va_list ap;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	printf("[%ld.%03ld] hostile-server: ", (long)ts.tv_sec % 100000,
+	       ts.tv_nsec / 1000000);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+#define dbg(...) do { if (verbose) say(__VA_ARGS__); } while (0)
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static u32 get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return ntohl(v);
+}
+
+static void set32(uint8_t *p, u32 v)
+{
+	uint32_t be = htonl(v);
+
+	memcpy(p, &be, 4);
+}
+
+static u32 xdr_round(u32 n)
+{
+	return (n + 3) & ~3u;
+}
+
+/* ---- control directory ------------------------------------------------ */
+
+static void ctl_touch(const char *what, const char *name)
+{
+	char path[512];
+	int fd;
+
+	if (!ctl_dir)
+		return;
+	snprintf(path, sizeof(path), "%s/hs.%s.%s", ctl_dir, what, name);
+	fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* ---- sends and RDMA operations ---------------------------------------- */
+
+static void conn_fail(struct hs_conn *c, const char *why)
+{
+	if (!c->dead)
+		say("conn %u: %s; disconnecting", c->serial, why);
+	c->dead = true;
+}
+
+/* Reap send-queue completions; returns -1 on a failed work request. */
+static int scq_reap(struct hs_conn *c, bool *rdma_done)
+{
+	struct ibv_wc wc[16];
+	int n, i, rc = 0;
+
+	while ((n = ibv_poll_cq(c->scq, 16, wc)) > 0) {
+		for (i = 0; i < n; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				say("conn %u: %s completion: %s", c->serial,
+				    wc[i].wr_id & WRID_RDMA ? "RDMA" : "Send",
+				    ibv_wc_status_str(wc[i].status));
+				rc = -1;
+			}
+			if (wc[i].wr_id & WRID_SEND)
+				c->sends_out--;
+			else if ((wc[i].wr_id & WRID_RDMA) && rdma_done)
+				*rdma_done = true;
+		}
+	}
+	return n < 0 ? -1 : rc;
+}
+
+/* Post a chain of RDMA Reads or Writes, the last one signalled, and wait. */
+static int rdma_chain(struct hs_conn *c, struct ibv_send_wr *wrs,
+		      struct ibv_sge *sges, unsigned int n)
+{
+	struct ibv_send_wr *bad;
+	long long deadline;
+	bool done = false;
+	unsigned int i;
+
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++) {
+		wrs[i].sg_list = &sges[i];
+		wrs[i].num_sge = 1;
+		wrs[i].next = i + 1 < n ? &wrs[i + 1] : NULL;
+		wrs[i].wr_id = i + 1 < n ? 0 : WRID_RDMA;
+		wrs[i].send_flags = i + 1 < n ? 0 : IBV_SEND_SIGNALED;
+	}
+	if (ibv_post_send(c->id->qp, wrs, &bad)) {
+		conn_fail(c, "cannot post RDMA work requests");
+		return -1;
+	}
+	deadline = now_ms() + HS_OP_TIMEOUT_MS;
+	while (!done) {
+		if (scq_reap(c, &done)) {
+			conn_fail(c, "RDMA operation failed");
+			return -1;
+		}
+		if (done)
+			break;
+		if (now_ms() > deadline) {
+			conn_fail(c, "RDMA operation timed out");
+			return -1;
+		}
+		usleep(50);
+	}
+	return 0;
+}
+
+/* Pull @segs into @dst (registered, within c->stage). */
+static int rdma_read_segs(struct hs_conn *c, const struct nfsrdma_wire_read_seg *rs,
+			  unsigned int n, uint8_t *dst)
+{
+	static struct ibv_send_wr wrs[NFSRDMA_WIRE_MAX_READ_SEGS];
+	static struct ibv_sge sges[NFSRDMA_WIRE_MAX_READ_SEGS];
+	unsigned int i;
+
+	memset(wrs, 0, sizeof(wrs[0]) * n);
+	for (i = 0; i < n; i++) {
+		sges[i].addr = (uintptr_t)dst;
+		sges[i].length = rs[i].seg.length;
+		sges[i].lkey = c->stage_mr->lkey;
+		wrs[i].opcode = IBV_WR_RDMA_READ;
+		wrs[i].wr.rdma.remote_addr = rs[i].seg.offset;
+		wrs[i].wr.rdma.rkey = rs[i].seg.handle;
+		dst += rs[i].seg.length;
+	}
+	return rdma_chain(c, wrs, sges, n);
+}
+
+/*
+ * RDMA Write @len bytes from @src (within c->stage) into the chunk @segs;
+ * @out gets the chunk as it is reported back (lengths actually written).
+ */
+static int rdma_write_chunk(struct hs_conn *c, const struct nfsrdma_wire_seg *segs,
+			    u32 nsegs, const uint8_t *src, u32 len,
+			    struct nfsrdma_wire_seg *out)
+{
+	static struct ibv_send_wr wrs[NFSRDMA_WIRE_MAX_CHUNK_SEGS];
+	static struct ibv_sge sges[NFSRDMA_WIRE_MAX_CHUNK_SEGS];
+	unsigned int i, n = 0;
+	u32 left = len, take;
+
+	for (i = 0; i < nsegs; i++) {
+		take = left < segs[i].length ? left : segs[i].length;
+		out[i] = segs[i];
+		out[i].length = take;
+		if (!take)
+			continue;
+		memset(&wrs[n], 0, sizeof(wrs[n]));
+		sges[n].addr = (uintptr_t)src;
+		sges[n].length = take;
+		sges[n].lkey = c->stage_mr->lkey;
+		wrs[n].opcode = IBV_WR_RDMA_WRITE;
+		wrs[n].wr.rdma.remote_addr = segs[i].offset;
+		wrs[n].wr.rdma.rkey = segs[i].handle;
+		n++;
+		src += take;
+		left -= take;
+	}
+	if (left) {
+		say("conn %u: %u bytes do not fit the chunk", c->serial, len);
+		return -1;
+	}
+	return rdma_chain(c, wrs, sges, n);
+}
+
+/* Send header + body as one message (either may be empty). */
+static int send_msg(struct hs_conn *c, const void *hdr, size_t hlen,
+		    const void *body, size_t blen)
+{
+	unsigned int slot;
+	uint8_t *dst;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = { 0 }, *bad;
+	long long deadline = now_ms() + HS_OP_TIMEOUT_MS;
+
+	if (c->dead)
+		return -1;
+	if (hlen + blen > HS_INLINE) {
+		say("conn %u: %zu-byte message too large for a send buffer",
+		    c->serial, hlen + blen);
+		return -1;
+	}
+	while (c->sends_out >= HS_SEND_SLOTS) {
+		if (scq_reap(c, NULL) || now_ms() > deadline) {
+			conn_fail(c, "Send failed or stuck");
+			return -1;
+		}
+		usleep(50);
+	}
+	slot = c->send_next++ % HS_SEND_SLOTS;
+	dst = c->send_buf + (size_t)slot * HS_INLINE;
+	if (hlen)
+		memcpy(dst, hdr, hlen);
+	if (blen)
+		memcpy(dst + hlen, body, blen);
+	sge.addr = (uintptr_t)dst;
+	sge.length = hlen + blen;
+	sge.lkey = c->send_mr->lkey;
+	wr.wr_id = WRID_SEND | slot;
+	wr.sg_list = &sge;
+	wr.num_sge = hlen + blen ? 1 : 0;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	if (ibv_post_send(c->id->qp, &wr, &bad)) {
+		conn_fail(c, "cannot post a Send");
+		return -1;
+	}
+	c->sends_out++;
+	return 0;
+}
+
+static u32 grant(struct hs_conn *c)
+{
+	u32 g = c->want_credits;
+
+	if (g < 1)
+		g = 1;
+	if (g > HS_MAX_GRANT)
+		g = HS_MAX_GRANT;
+	return g;
+}
+
+static void hdr_init(struct nfsrdma_wire_hdr *h, __be32 xid, u32 credits,
+		     u32 proc)
+{
+	memset(h, 0, offsetof(struct nfsrdma_wire_hdr, read));
+	h->xid = xid;
+	h->vers = NFSRDMA_WIRE_VERSION;
+	h->credits = credits;
+	h->proc = proc;
+}
+
+/* Encode tx_hdr and send it with @body inline. */
+static int send_hdr(struct hs_conn *c, const void *body, size_t blen)
+{
+	uint8_t buf[HS_INLINE];
+	int hl = nfsrdma_wire_encode(buf, sizeof(buf), &tx_hdr);
+
+	if (hl < 0) {
+		say("conn %u: cannot encode a reply header: %d", c->serial, hl);
+		return -1;
+	}
+	return send_msg(c, buf, hl, body, blen);
+}
+
+/*
+ * Where the data item of a READ-style reply sits: the opaque that ends
+ * the reply (NFSv3 READ3resok, NFSv4 READ as the last operation of the
+ * COMPOUND).  The first XDR word, scanning from the front, whose value n
+ * satisfies off + 4 + roundup(n) == len is taken as its length.
+ */
+static bool find_data_item(const uint8_t *rec, size_t len, u32 cap,
+			   u32 *off, u32 *n)
+{
+	size_t o;
+
+	for (o = 24; o + 4 <= len; o += 4) {
+		u32 v = get32(rec + o);
+
+		if (v && v <= cap && o + 4 + (size_t)xdr_round(v) == len) {
+			*off = o;
+			*n = v;
+			return true;
+		}
+	}
+	return false;
+}
+
+static u32 chunk_cap(const struct nfsrdma_wire_seg *s, u32 n)
+{
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		sum += s[i].length;
+	return sum > UINT32_MAX ? UINT32_MAX : (u32)sum;
+}
+
+/*
+ * The honest reply: inline if it fits, else the data item by Write chunk,
+ * else the whole reply by Reply chunk.  @xid and @credits are what the
+ * header says (cases bend them).
+ */
+static int send_reply_as(struct hs_conn *c, const struct hs_call *call,
+			 const uint8_t *rec, size_t len, __be32 xid, u32 credits)
+{
+	uint8_t hbuf[NFSRDMA_WIRE_MAX_HDR_SIZE];
+	u32 off, n;
+	int hl;
+
+	hdr_init(&tx_hdr, xid, credits, NFSRDMA_WIRE_PROC_MSG);
+	hl = nfsrdma_wire_encode(hbuf, sizeof(hbuf), &tx_hdr);
+	if (hl > 0 && hl + len <= c->max_inline)
+		return send_msg(c, hbuf, hl, rec, len);
+
+	if (call->nr_write && call->wsegs_n &&
+	    find_data_item(rec, len, chunk_cap(call->wsegs, call->wsegs_n),
+			   &off, &n)) {
+		size_t tail = off + 4 + xdr_round(n);
+		size_t ilen = off + 4 + (len - tail);
+
+		if (ilen + 16 + 16 * call->wsegs_n + 28 <= c->max_inline) {
+			memcpy(c->stage, rec + off + 4, n);
+			tx_hdr.nr_write = 1;
+			tx_hdr.write[0].first = 0;
+			tx_hdr.write[0].nr_segs = call->wsegs_n;
+			if (rdma_write_chunk(c, call->wsegs, call->wsegs_n,
+					     c->stage, n, tx_hdr.segs))
+				return -1;
+			/* inline: everything but the data bytes and their pad */
+			memcpy(c->stage, rec, off + 4);
+			memcpy(c->stage + off + 4, rec + tail, len - tail);
+			dbg("xid %08x: %u data bytes by Write chunk", ntohl(xid), n);
+			return send_hdr(c, c->stage, ilen);
+		}
+	}
+	if (call->has_reply) {
+		if (len > chunk_cap(call->rsegs, call->rsegs_n)) {
+			say("conn %u: %zu-byte reply exceeds the Reply chunk",
+			    c->serial, len);
+			return -1;
+		}
+		memcpy(c->stage, rec, len);
+		tx_hdr.proc = NFSRDMA_WIRE_PROC_NOMSG;
+		tx_hdr.has_reply = true;
+		tx_hdr.reply.first = 0;
+		tx_hdr.reply.nr_segs = call->rsegs_n;
+		if (rdma_write_chunk(c, call->rsegs, call->rsegs_n, c->stage,
+				     len, tx_hdr.segs))
+			return -1;
+		dbg("xid %08x: %zu bytes by Reply chunk", ntohl(xid), len);
+		return send_hdr(c, NULL, 0);
+	}
+	say("conn %u: %zu-byte reply to xid %08x fits no inline buffer and no chunk",
+	    c->serial, len, ntohl(xid));
+	return -1;
+}
+
+static int send_reply(struct hs_conn *c, const struct hs_call *call,
+		      const uint8_t *rec, size_t len)
+{
+	return send_reply_as(c, call, rec, len, call->xid, grant(c));
+}
+
+/* ---- crafted messages ------------------------------------------------- */
+
+struct raw {
+	uint8_t b[HS_INLINE];
+	size_t len;
+};
+
+static void put(struct raw *m, u32 v)
+{
+	if (m->len + 4 <= sizeof(m->b)) {
+		set32(m->b + m->len, v);
+		m->len += 4;
+	}
+}
+
+static void put_seg(struct raw *m, const struct nfsrdma_wire_seg *s, u32 len)
+{
+	put(m, s->handle);
+	put(m, len);
+	put(m, s->offset >> 32);
+	put(m, (u32)s->offset);
+}
+
+static void put_fixed(struct raw *m, struct hs_act *a, u32 vers, u32 proc)
+{
+	memcpy(m->b + m->len, &a->call->xid, 4);
+	m->len += 4;
+	put(m, vers);
+	put(m, grant(a->c));
+	put(m, proc);
+}
+
+static void send_raw(struct hs_act *a, const struct raw *m, const void *body,
+		     size_t blen)
+{
+	if (m->len + blen > a->c->max_inline)
+		blen = a->c->max_inline > m->len ? a->c->max_inline - m->len : 0;
+	send_msg(a->c, m->b, m->len, body, blen);
+}
+
+/* A minimal accepted-SUCCESS RPC reply for the call, when none is real. */
+static const uint8_t *fake_body(struct hs_act *a, size_t *len)
+{
+	static uint8_t b[24];
+
+	memcpy(b, &a->call->xid, 4);
+	set32(b + 4, RPC_REPLY);
+	set32(b + 8, 0);	/* MSG_ACCEPTED */
+	set32(b + 12, 0);	/* verifier AUTH_NONE */
+	set32(b + 16, 0);
+	set32(b + 20, 0);	/* SUCCESS */
+	*len = sizeof(b);
+	return b;
+}
+
+static const uint8_t *body_of(struct hs_act *a, size_t *len)
+{
+	if (a->rec) {
+		*len = a->len;
+		return a->rec;
+	}
+	return fake_body(a, len);
+}
+
+/*
+ * The real reply with the data item cut out, as it would travel inline
+ * beside a Write chunk; @n gets the data item's length.
+ */
+static const uint8_t *head_of(struct hs_act *a, size_t *len, u32 *n)
+{
+	static uint8_t b[HS_INLINE];
+	u32 off;
+
+	*n = 0;
+	if (a->rec && find_data_item(a->rec, a->len, UINT32_MAX, &off, n) &&
+	    off + 4 <= sizeof(b)) {
+		memcpy(b, a->rec, off + 4);
+		*len = off + 4;
+		return b;
+	}
+	return body_of(a, len);
+}
+
+static void c_unknown_xid(struct hs_act *a)
+{
+	uint8_t *copy = malloc(a->len);
+	__be32 bogus = a->call->xid ^ htonl(0x5a5a0000);
+
+	if (!copy)
+		return;
+	memcpy(copy, a->rec, a->len);
+	memcpy(copy, &bogus, 4);
+	send_reply_as(a->c, a->call, copy, a->len, bogus, grant(a->c));
+	free(copy);
+	send_reply(a->c, a->call, a->rec, a->len);
+}
+
+static void c_dup_reply(struct hs_act *a)
+{
+	send_reply(a->c, a->call, a->rec, a->len);
+	send_reply(a->c, a->call, a->rec, a->len);
+}
+
+static void c_credits(struct hs_act *a, u32 credits)
+{
+	send_reply_as(a->c, a->call, a->rec, a->len, a->call->xid, credits);
+}
+
+static void c_credits_0(struct hs_act *a) { c_credits(a, 0); }
+static void c_credits_1(struct hs_act *a) { c_credits(a, 1); }
+static void c_credits_huge(struct hs_act *a) { c_credits(a, 0xffffffff); }
+
+static void msg_with_empty_lists(struct hs_act *a, u32 vers, u32 proc)
+{
+	struct raw m = { .len = 0 };
+	const uint8_t *b;
+	size_t bl;
+
+	put_fixed(&m, a, vers, proc);
+	if (proc == NFSRDMA_WIRE_PROC_MSGP) {
+		put(&m, 8);	/* rdma_align */
+		put(&m, 1024);	/* rdma_thresh */
+	}
+	put(&m, 0);
+	put(&m, 0);
+	put(&m, 0);
+	b = body_of(a, &bl);
+	send_raw(a, &m, b, bl);
+}
+
+static void c_bad_version(struct hs_act *a)
+{
+	msg_with_empty_lists(a, 2, NFSRDMA_WIRE_PROC_MSG);
+}
+
+static void c_unknown_proc(struct hs_act *a)
+{
+	msg_with_empty_lists(a, NFSRDMA_WIRE_VERSION, 7);
+}
+
+static void c_msgp(struct hs_act *a)
+{
+	msg_with_empty_lists(a, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSGP);
+}
+
+static void c_done(struct hs_act *a)
+{
+	struct raw m = { .len = 0 };
+
+	put_fixed(&m, a, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_DONE);
+	send_raw(a, &m, NULL, 0);
+}
+
+/* Three bytes of junk (no XID to blame), then the real reply. */
+static void c_short_header(struct hs_act *a)
+{
+	static const uint8_t junk[3] = { 0xde, 0xad, 0xbe };
+
+	send_msg(a->c, junk, sizeof(junk), NULL, 0);
+	send_reply(a->c, a->call, a->rec, a->len);
+}
+
+/* XID, version and credits, but no procedure. */
+static void c_short_fixed(struct hs_act *a)
+{
+	struct raw m = { .len = 0 };
+
+	put_fixed(&m, a, NFSRDMA_WIRE_VERSION, 0);
+	m.len -= 4;
+	send_raw(a, &m, NULL, 0);
+}
+
+/* A Write chunk of 50 segments, of which the message holds two. */
+static void c_lists_overrun(struct hs_act *a)
+{
+	static const struct nfsrdma_wire_seg s = { 0x1234, 4096, 0x10000 };
+	struct raw m = { .len = 0 };
+
+	put_fixed(&m, a, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSG);
+	put(&m, 0);		/* no Read list */
+	put(&m, 1);		/* a Write chunk */
+	put(&m, 50);
+	put_seg(&m, &s, 4096);
+	put_seg(&m, &s, 4096);
+	send_raw(a, &m, NULL, 0);
+}
+
+/* A Write chunk in the reply to a call that offered none. */
+static void c_write_chunk_unoffered(struct hs_act *a)
+{
+	static const struct nfsrdma_wire_seg s = { 0x1234, 4096, 0x10000 };
+	struct raw m = { .len = 0 };
+	const uint8_t *b;
+	size_t bl;
+
+	put_fixed(&m, a, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSG);
+	put(&m, 0);
+	put(&m, 1);
+	put(&m, 1);
+	put_seg(&m, &s, 512);
+	put(&m, 0);		/* end of Write list */
+	put(&m, 0);		/* no Reply chunk */
+	b = body_of(a, &bl);
+	send_raw(a, &m, b, bl);
+}
+
+/*
+ * A reply header whose Write list is built by @chunks from the call's
+ * offered Write chunk, with the real reply minus its data item inline.
+ * No data is written: the header lies about it.
+ */
+static void write_list_reply(struct hs_act *a, void (*chunks)(struct raw *m,
+							   struct hs_call *call))
+{
+	struct raw m = { .len = 0 };
+	const uint8_t *b;
+	size_t bl;
+	u32 n;
+
+	put_fixed(&m, a, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSG);
+	put(&m, 0);
+	chunks(&m, a->call);
+	put(&m, 0);		/* end of Write list */
+	put(&m, 0);		/* no Reply chunk */
+	b = head_of(a, &bl, &n);
+	send_raw(a, &m, b, bl);
+}
+
+static void put_offered(struct raw *m, const struct hs_call *call, u32 extra)
+{
+	u32 i;
+
+	put(m, 1);
+	put(m, call->wsegs_n);
+	for (i = 0; i < call->wsegs_n; i++)
+		put_seg(m, &call->wsegs[i],
+			call->wsegs[i].length + (i ? 0 : extra));
+}
+
+static void two_chunks(struct raw *m, struct hs_call *call)
+{
+	put_offered(m, call, 0);
+	put_offered(m, call, 0);
+}
+
+static void longer_seg(struct raw *m, struct hs_call *call)
+{
+	put_offered(m, call, 4096);
+}
+
+static void no_segs(struct raw *m, struct hs_call *call)
+{
+	(void)call;
+	put(m, 1);
+	put(m, 0);
+}
+
+static void overflow_segs(struct raw *m, struct hs_call *call)
+{
+	put(m, 1);
+	put(m, 2);
+	put_seg(m, &call->wsegs[0], 0xfffff000);
+	put_seg(m, &call->wsegs[0], 0x00002000);
+}
+
+static void c_too_many_write_chunks(struct hs_act *a) { write_list_reply(a, two_chunks); }
+static void c_seg_len_too_long(struct hs_act *a) { write_list_reply(a, longer_seg); }
+static void c_seg_count_0(struct hs_act *a) { write_list_reply(a, no_segs); }
+static void c_len_overflow(struct hs_act *a) { write_list_reply(a, overflow_segs); }
+
+/*
+ * RDMA_NOMSG whose Reply chunk claims 4 KiB more than the call offered;
+ * the real reply is written into the offered chunk first.
+ */
+static void c_reply_chunk_too_long(struct hs_act *a)
+{
+	struct hs_call *call = a->call;
+	struct nfsrdma_wire_seg out[NFSRDMA_WIRE_MAX_CHUNK_SEGS];
+	struct raw m = { .len = 0 };
+	u32 i;
+
+	if (a->len > chunk_cap(call->rsegs, call->rsegs_n))
+		return;
+	memcpy(a->c->stage, a->rec, a->len);
+	if (rdma_write_chunk(a->c, call->rsegs, call->rsegs_n, a->c->stage,
+			     a->len, out))
+		return;
+	put_fixed(&m, a, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_NOMSG);
+	put(&m, 0);
+	put(&m, 0);
+	put(&m, 1);
+	put(&m, call->rsegs_n);
+	for (i = 0; i < call->rsegs_n; i++)
+		put_seg(&m, &call->rsegs[i],
+			call->rsegs[i].length + (i ? 0 : 4096));
+	send_raw(a, &m, NULL, 0);
+}
+
+/*
+ * RDMA_NOMSG whose Reply chunk is not the one offered: a steering tag the
+ * client never registered, the offered address, 512 bytes (within the
+ * offered length).  Nothing is written.
+ */
+static void c_reply_chunk_foreign(struct hs_act *a)
+{
+	struct nfsrdma_wire_seg s = a->call->rsegs[0];
+	struct raw m = { .len = 0 };
+
+	s.handle = ~s.handle;
+	put_fixed(&m, a, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_NOMSG);
+	put(&m, 0);
+	put(&m, 0);
+	put(&m, 1);
+	put(&m, 1);
+	put_seg(&m, &s, 512);
+	send_raw(a, &m, NULL, 0);
+}
+
+/* RDMA_NOMSG naming a Reply chunk the call never offered. */
+static void c_nomsg_without_reply_chunk(struct hs_act *a)
+{
+	static const struct nfsrdma_wire_seg s = { 0x1234, 4096, 0x10000 };
+	struct raw m = { .len = 0 };
+
+	put_fixed(&m, a, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_NOMSG);
+	put(&m, 0);
+	put(&m, 0);
+	put(&m, 1);
+	put(&m, 1);
+	put_seg(&m, &s, 512);
+	send_raw(a, &m, NULL, 0);
+}
+
+static void err_hdr(struct raw *m, struct hs_act *a, u32 err)
+{
+	put_fixed(m, a, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_ERROR);
+	put(m, err);
+}
+
+static void c_err_vers(struct hs_act *a)
+{
+	struct raw m = { .len = 0 };
+	int n = nfsrdma_wire_encode_err_vers(m.b, sizeof(m.b), a->call->xid,
+					     grant(a->c), 2, 3);
+
+	if (n > 0) {
+		m.len = n;
+		send_raw(a, &m, NULL, 0);
+	}
+}
+
+static void c_err_vers_inverted(struct hs_act *a)
+{
+	struct raw m = { .len = 0 };
+
+	err_hdr(&m, a, NFSRDMA_WIRE_ERR_VERS);
+	put(&m, 3);
+	put(&m, 2);
+	send_raw(a, &m, NULL, 0);
+}
+
+static void c_err_chunk(struct hs_act *a)
+{
+	struct raw m = { .len = 0 };
+	int n = nfsrdma_wire_encode_err_chunk(m.b, sizeof(m.b), a->call->xid,
+					      grant(a->c));
+
+	if (n > 0) {
+		m.len = n;
+		send_raw(a, &m, NULL, 0);
+	}
+}
+
+static void c_err_unknown(struct hs_act *a)
+{
+	struct raw m = { .len = 0 };
+
+	err_hdr(&m, a, 99);
+	send_raw(a, &m, NULL, 0);
+}
+
+/* ERR_VERS cut after its low version. */
+static void c_err_short_body(struct hs_act *a)
+{
+	struct raw m = { .len = 0 };
+
+	err_hdr(&m, a, NFSRDMA_WIRE_ERR_VERS);
+	put(&m, 1);
+	send_raw(a, &m, NULL, 0);
+}
+
+static const struct hs_case cases[] = {
+	{ "unknown-xid", "a reply for an XID never sent, then the real one", SEL_MARKER, true, c_unknown_xid },
+	{ "dup-reply", "the real reply, twice", SEL_MARKER, true, c_dup_reply },
+	{ "bad-version", "transport version 2", SEL_MARKER, true, c_bad_version },
+	{ "unknown-proc", "procedure 7", SEL_MARKER, true, c_unknown_proc },
+	{ "msgp", "RDMA_MSGP", SEL_MARKER, true, c_msgp },
+	{ "done", "RDMA_DONE", SEL_MARKER, false, c_done },
+	{ "credits-0", "the real reply granting 0 credits", SEL_MARKER, true, c_credits_0 },
+	{ "credits-1", "the real reply granting 1 credit", SEL_MARKER, true, c_credits_1 },
+	{ "credits-huge", "the real reply granting 2^32-1 credits", SEL_MARKER, true, c_credits_huge },
+	{ "short-header", "a 3-byte message, then the real reply", SEL_MARKER, true, c_short_header },
+	{ "short-fixed", "12 bytes: no procedure word", SEL_MARKER, false, c_short_fixed },
+	{ "lists-overrun", "a 50-segment Write chunk in a 2-segment message", SEL_MARKER, false, c_lists_overrun },
+	{ "write-chunk-unoffered", "a Write chunk the call did not offer", SEL_MARKER, true, c_write_chunk_unoffered },
+	{ "too-many-write-chunks", "two Write chunks for one offered", SEL_WRITE, true, c_too_many_write_chunks },
+	{ "seg-len-too-long", "a Write segment 4 KiB longer than offered", SEL_WRITE, true, c_seg_len_too_long },
+	{ "seg-count-0", "a Write chunk of 0 segments", SEL_WRITE, true, c_seg_count_0 },
+	{ "len-overflow", "Write segment lengths summing past 2^32", SEL_WRITE, true, c_len_overflow },
+	{ "reply-chunk-too-long", "a Reply chunk 4 KiB longer than offered", SEL_REPLY, true, c_reply_chunk_too_long },
+	{ "reply-chunk-foreign", "RDMA_NOMSG naming an rkey never offered", SEL_MREPLY, true, c_reply_chunk_foreign },
+	{ "nomsg-without-reply-chunk", "RDMA_NOMSG, no Reply chunk offered", SEL_PLAIN, true, c_nomsg_without_reply_chunk },
+	{ "err-vers", "ERR_VERS 2..3", SEL_MARKER, false, c_err_vers },
+	{ "err-vers-inverted", "ERR_VERS 3..2", SEL_MARKER, false, c_err_vers_inverted },
+	{ "err-chunk", "ERR_CHUNK", SEL_MARKER, false, c_err_chunk },
+	{ "err-unknown", "RDMA_ERROR code 99", SEL_MARKER, false, c_err_unknown },
+	{ "err-short-body", "ERR_VERS without its high version", SEL_MARKER, false, c_err_short_body },
+};
+
+#define NR_CASES (sizeof(cases) / sizeof(cases[0]))
+
+static const struct hs_case *case_by_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NR_CASES; i++)
+		if (!strcmp(cases[i].name, name))
+			return &cases[i];
+	return NULL;
+}
+
+static void arm(const struct hs_case *hc)
+{
+	armed = hc;
+	say("armed %s (%s)", hc->name, hc->what);
+	ctl_touch("armed", hc->name);
+}
+
+static void ctl_poll(void)
+{
+	static long long last;
+	const struct hs_case *hc;
+	struct dirent *de;
+	char path[512];
+	DIR *d;
+
+	if (!ctl_dir || now_ms() - last < 200)
+		return;
+	last = now_ms();
+	d = opendir(ctl_dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "hs.cue.", 7))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", ctl_dir, de->d_name);
+		unlink(path);
+		hc = case_by_name(de->d_name + 7);
+		if (!strcmp(de->d_name + 7, "none")) {
+			armed = NULL;
+			say("disarmed");
+			ctl_touch("armed", "none");
+		} else if (hc)
+			arm(hc);
+		else
+			say("unknown case '%s' cued", de->d_name + 7);
+	}
+	closedir(d);
+}
+
+static void fire(struct hs_conn *c, struct hs_call *call, const uint8_t *rec,
+		 size_t len)
+{
+	struct hs_act a = { c, call, rec, len };
+
+	say("conn %u: %s fires on xid %08x", c->serial, call->hc->name,
+	    ntohl(call->xid));
+	call->hc->fire(&a);
+	ctl_touch("fired", call->hc->name);
+}
+
+/* ---- TCP side --------------------------------------------------------- */
+
+static int tcp_connect(void)
+{
+	char host[256], *colon;
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
+	int fd, one = 1, sz = 4 << 20;
+
+	snprintf(host, sizeof(host), "%s", target);
+	colon = strrchr(host, ':');
+	if (!colon)
+		return -1;
+	*colon = '\0';
+	if (getaddrinfo(host, colon + 1, &hints, &ai))
+		return -1;
+	fd = socket(ai->ai_family, SOCK_STREAM, 0);
+	if (fd >= 0) {
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	freeaddrinfo(ai);
+	return fd;
+}
+
+static int tcp_send_record(struct hs_conn *c, const uint8_t *rec, size_t len)
+{
+	uint8_t mark[4];
+	size_t off = 0;
+	ssize_t n;
+
+	set32(mark, 0x80000000u | (u32)len);
+	if (write(c->tcp, mark, 4) != 4)
+		goto fail;
+	while (off < len) {
+		n = write(c->tcp, rec + off, len - off);
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			goto fail;
+		}
+		off += n;
+	}
+	return 0;
+fail:
+	conn_fail(c, "TCP write to the NFS server failed");
+	return -1;
+}
+
+/* ---- calls ------------------------------------------------------------ */
+
+static struct hs_call *call_take(struct hs_conn *c, __be32 xid)
+{
+	struct hs_call **pp, *call;
+
+	for (pp = &c->calls; *pp; pp = &(*pp)->next) {
+		if ((*pp)->xid == xid) {
+			call = *pp;
+			*pp = call->next;
+			return call;
+		}
+	}
+	return NULL;
+}
+
+static bool sel_matches(const struct hs_case *hc, const struct hs_call *call,
+			const uint8_t *rec, size_t len)
+{
+	switch (hc->sel) {
+	case SEL_WRITE:
+		return call->nr_write && call->wsegs_n;
+	case SEL_REPLY:
+		return call->has_reply;
+	case SEL_MARKER:
+		return memmem(rec, len, marker, strlen(marker)) != NULL;
+	case SEL_PLAIN:
+		return !call->nr_write && !call->has_reply &&
+		       memmem(rec, len, marker, strlen(marker)) != NULL;
+	case SEL_MREPLY:
+		return call->has_reply &&
+		       memmem(rec, len, marker, strlen(marker)) != NULL;
+	}
+	return false;
+}
+
+/* Reassemble the RPC call from the inline part and the Read chunks. */
+static uint8_t *assemble(struct hs_conn *c, const struct nfsrdma_wire_hdr *h,
+			 const uint8_t *inl, size_t ilen, size_t *out_len)
+{
+	const uint8_t *base = inl;
+	size_t blen = ilen, used = 0, bpos = 0, olen = 0, cap;
+	uint8_t *stage = c->stage, *out;
+	u32 i = 0, j, pos, clen;
+
+	/* Pull every Read segment into the staging area, in list order. */
+	for (j = 0; j < h->nr_read; j++)
+		used += h->read[j].seg.length;
+	if (used > HS_STAGE_SIZE || used + ilen + 4 * h->nr_read > HS_MAX_RECORD) {
+		say("conn %u: Read chunks too large (%zu bytes)", c->serial, used);
+		return NULL;
+	}
+	if (h->nr_read && rdma_read_segs(c, h->read, h->nr_read, stage))
+		return NULL;
+
+	cap = used + ilen + 4 * h->nr_read + 4;
+	out = malloc(cap);
+	if (!out)
+		return NULL;
+	used = 0;
+	if (h->nr_read && h->read[0].position == 0) {
+		/* Position zero: the chunk is the message (minus later chunks). */
+		clen = 0;
+		while (i < h->nr_read && h->read[i].position == 0)
+			clen += h->read[i++].seg.length;
+		base = stage;
+		blen = clen;
+		used = clen;
+	}
+	while (i < h->nr_read) {
+		pos = h->read[i].position;
+		clen = 0;
+		j = i;
+		while (j < h->nr_read && h->read[j].position == pos)
+			clen += h->read[j++].seg.length;
+		if (pos < olen || pos - olen > blen - bpos) {
+			say("conn %u: Read position %u outside the message",
+			    c->serial, pos);
+			free(out);
+			return NULL;
+		}
+		memcpy(out + olen, base + bpos, pos - olen);
+		bpos += pos - olen;
+		olen = pos;
+		memcpy(out + olen, stage + used, clen);
+		olen += clen;
+		used += clen;
+		while (olen & 3)
+			out[olen++] = 0;	/* the XDR pad the chunk left out */
+		i = j;
+	}
+	memcpy(out + olen, base + bpos, blen - bpos);
+	olen += blen - bpos;
+	*out_len = olen;
+	return out;
+}
+
+static void handle_recv(struct hs_conn *c, const uint8_t *buf, size_t len)
+{
+	struct nfsrdma_wire_hdr *h = &rx_hdr;
+	const uint8_t *inl;
+	struct hs_call *call;
+	uint8_t *rec;
+	size_t ilen, rlen;
+	int rc;
+
+	rc = nfsrdma_wire_decode(h, buf, len);
+	/* A backchannel reply: RDMA_MSG carrying an RPC Reply. */
+	if (!rc && h->proc == NFSRDMA_WIRE_PROC_MSG && len - h->hdr_len >= 8 &&
+	    get32(buf + h->hdr_len + 4) == RPC_REPLY) {
+		dbg("backchannel reply xid %08x", get32(buf + h->hdr_len));
+		tcp_send_record(c, buf + h->hdr_len, len - h->hdr_len);
+		return;
+	}
+	if (!rc)
+		rc = nfsrdma_wire_check_inline(h, len - h->hdr_len,
+					       NFSRDMA_WIRE_DIR_CALL);
+	inl = buf + (rc ? 0 : h->hdr_len);
+	ilen = rc ? 0 : len - h->hdr_len;
+	if (rc) {
+		say("conn %u: undecodable call (%d), %zu bytes", c->serial, rc, len);
+		if (len >= NFSRDMA_WIRE_PREFIX_SIZE) {
+			uint8_t e[NFSRDMA_WIRE_ERR_VERS_SIZE];
+			int n = rc == -EPROTONOSUPPORT ?
+				nfsrdma_wire_encode_err_vers(e, sizeof(e), h->xid, grant(c), 1, 1) :
+				nfsrdma_wire_encode_err_chunk(e, sizeof(e), h->xid, grant(c));
+			if (n > 0)
+				send_msg(c, e, n, NULL, 0);
+		}
+		return;
+	}
+	c->want_credits = h->credits;
+
+	rec = assemble(c, h, inl, ilen, &rlen);
+	if (!rec) {
+		uint8_t e[NFSRDMA_WIRE_ERR_CHUNK_SIZE];
+		int n = nfsrdma_wire_encode_err_chunk(e, sizeof(e), h->xid, grant(c));
+
+		if (n > 0 && !c->dead)
+			send_msg(c, e, n, NULL, 0);
+		return;
+	}
+	if (rlen < 8) {
+		free(rec);
+		return;
+	}
+
+	call = calloc(1, sizeof(*call));
+	if (!call) {
+		free(rec);
+		return;
+	}
+	call->xid = h->xid;
+	call->nr_write = h->nr_write;
+	if (h->nr_write) {
+		call->wsegs_n = h->write[0].nr_segs;
+		memcpy(call->wsegs, nfsrdma_wire_chunk_segs(h, &h->write[0]),
+		       sizeof(call->wsegs[0]) * call->wsegs_n);
+	}
+	call->has_reply = h->has_reply;
+	if (h->has_reply) {
+		call->rsegs_n = h->reply.nr_segs;
+		memcpy(call->rsegs, nfsrdma_wire_chunk_segs(h, &h->reply),
+		       sizeof(call->rsegs[0]) * call->rsegs_n);
+	}
+	dbg("call xid %08x: %zu bytes, %u read segs, %u write chunks, reply chunk %d",
+	    ntohl(call->xid), rlen, h->nr_read, h->nr_write, h->has_reply);
+	if (armed && sel_matches(armed, call, rec, rlen)) {
+		call->hc = armed;
+		armed = NULL;
+		if (!call->hc->forward) {
+			fire(c, call, NULL, 0);
+			free(call);
+			free(rec);
+			return;
+		}
+	}
+	call->next = c->calls;
+	c->calls = call;
+	tcp_send_record(c, rec, rlen);
+	free(rec);
+}
+
+/* One complete record from the NFS server. */
+static void handle_record(struct hs_conn *c, const uint8_t *rec, size_t len)
+{
+	struct hs_call *call;
+	__be32 xid;
+
+	if (len < 8)
+		return;
+	memcpy(&xid, rec, 4);
+	if (get32(rec + 4) == RPC_CALL) {
+		/* RFC 8167: a backward-direction call, inline only. */
+		hdr_init(&tx_hdr, xid, 1, NFSRDMA_WIRE_PROC_MSG);
+		dbg("backchannel call xid %08x, %zu bytes", ntohl(xid), len);
+		send_hdr(c, rec, len);
+		return;
+	}
+	call = call_take(c, xid);
+	if (!call) {
+		say("conn %u: reply for unknown xid %08x dropped", c->serial,
+		    ntohl(xid));
+		return;
+	}
+	if (call->hc)
+		fire(c, call, rec, len);
+	else
+		send_reply(c, call, rec, len);
+	free(call);
+}
+
+static void tcp_input(struct hs_conn *c)
+{
+	ssize_t n;
+	size_t off, fl, total;
+	u32 mark;
+
+	if (c->tcap - c->tlen < 65536) {
+		size_t ncap = c->tcap ? c->tcap * 2 : 1 << 20;
+		uint8_t *nb;
+
+		if (ncap > 2 * HS_MAX_RECORD) {
+			conn_fail(c, "TCP record too large");
+			return;
+		}
+		nb = realloc(c->tbuf, ncap);
+		if (!nb)
+			return;
+		c->tbuf = nb;
+		c->tcap = ncap;
+	}
+	n = read(c->tcp, c->tbuf + c->tlen, c->tcap - c->tlen);
+	if (n <= 0) {
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			return;
+		conn_fail(c, "the NFS server closed the TCP connection");
+		return;
+	}
+	c->tlen += n;
+	/* Whole records: fragments are joined in place. */
+	for (;;) {
+		off = 0;
+		total = 0;
+		for (;;) {
+			if (c->tlen < off + 4)
+				return;
+			mark = get32(c->tbuf + off);
+			fl = mark & 0x7fffffff;
+			if (c->tlen < off + 4 + fl)
+				return;
+			off += 4 + fl;
+			total += fl;
+			if (mark & 0x80000000u)
+				break;
+		}
+		{
+			uint8_t *rec = malloc(total ? total : 1);
+			size_t p = 0, q = 0;
+
+			if (!rec)
+				return;
+			while (p < off) {
+				mark = get32(c->tbuf + p);
+				fl = mark & 0x7fffffff;
+				memcpy(rec + q, c->tbuf + p + 4, fl);
+				q += fl;
+				p += 4 + fl;
+			}
+			memmove(c->tbuf, c->tbuf + off, c->tlen - off);
+			c->tlen -= off;
+			handle_record(c, rec, total);
+			free(rec);
+		}
+	}
+}
+
+/* ---- RDMA connections ------------------------------------------------- */
+
+static int post_recv(struct hs_conn *c, unsigned int slot)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(c->recv_buf + (size_t)slot * HS_INLINE),
+		.length = HS_INLINE,
+		.lkey = c->recv_mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = slot, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	return ibv_post_recv(c->id->qp, &wr, &bad);
+}
+
+static void conn_free(struct hs_conn *c)
+{
+	struct hs_call *call;
+
+	while ((call = c->calls)) {
+		c->calls = call->next;
+		free(call);
+	}
+	if (c->tcp >= 0)
+		close(c->tcp);
+	if (c->id) {
+		if (c->established)
+			rdma_disconnect(c->id);
+		if (c->id->qp)
+			rdma_destroy_qp(c->id);
+	}
+	if (c->recv_mr)
+		ibv_dereg_mr(c->recv_mr);
+	if (c->send_mr)
+		ibv_dereg_mr(c->send_mr);
+	if (c->stage_mr)
+		ibv_dereg_mr(c->stage_mr);
+	if (c->rcq)
+		ibv_destroy_cq(c->rcq);
+	if (c->scq)
+		ibv_destroy_cq(c->scq);
+	if (c->rch)
+		ibv_destroy_comp_channel(c->rch);
+	if (c->pd)
+		ibv_dealloc_pd(c->pd);
+	if (c->id)
+		rdma_destroy_id(c->id);
+	free(c->recv_buf);
+	free(c->send_buf);
+	free(c->stage);
+	free(c->tbuf);
+	memset(c, 0, sizeof(*c));
+	c->tcp = -1;
+}
+
+static void conn_accept(struct rdma_cm_event *ev)
+{
+	struct rdma_cm_id *id = ev->id;
+	struct nfsrdma_wire_cm_pdata peer, ours = {
+		.send_size = HS_INLINE, .recv_size = HS_INLINE, .remote_inv = false,
+	};
+	uint8_t pdata[NFSRDMA_WIRE_CM_PDATA_SIZE];
+	struct ibv_qp_init_attr qpa = { 0 };
+	struct rdma_conn_param cp = { 0 };
+	struct ibv_device_attr da;
+	struct hs_conn *c = NULL;
+	unsigned int i;
+	int rc;
+
+	rc = nfsrdma_wire_decode_cm_pdata(&peer, ev->param.conn.private_data,
+					  ev->param.conn.private_data_len);
+	for (i = 0; i < HS_MAX_CONNS; i++)
+		if (!conns[i].used) {
+			c = &conns[i];
+			break;
+		}
+	if (!c) {
+		say("too many connections; rejecting");
+		rdma_reject(id, NULL, 0);
+		return;
+	}
+	memset(c, 0, sizeof(*c));
+	c->used = true;
+	c->tcp = -1;
+	c->serial = ++conn_serial;
+	c->id = id;
+	id->context = c;
+	c->peer_recv = peer.recv_size;
+	c->max_inline = peer.recv_size < HS_INLINE ? peer.recv_size : HS_INLINE;
+	c->want_credits = 1;
+
+	if (ibv_query_device(id->verbs, &da))
+		goto fail;
+	c->pd = ibv_alloc_pd(id->verbs);
+	c->rch = ibv_create_comp_channel(id->verbs);
+	if (!c->pd || !c->rch)
+		goto fail;
+	fcntl(c->rch->fd, F_SETFL, fcntl(c->rch->fd, F_GETFL) | O_NONBLOCK);
+	c->rcq = ibv_create_cq(id->verbs, HS_RECV_DEPTH, c, c->rch, 0);
+	c->scq = ibv_create_cq(id->verbs, HS_SQ_DEPTH, c, NULL, 0);
+	c->recv_buf = calloc(HS_RECV_DEPTH, HS_INLINE);
+	c->send_buf = calloc(HS_SEND_SLOTS, HS_INLINE);
+	c->stage = calloc(1, HS_STAGE_SIZE);
+	if (!c->rcq || !c->scq || !c->recv_buf || !c->send_buf || !c->stage)
+		goto fail;
+	c->recv_mr = ibv_reg_mr(c->pd, c->recv_buf, HS_RECV_DEPTH * HS_INLINE,
+				IBV_ACCESS_LOCAL_WRITE);
+	c->send_mr = ibv_reg_mr(c->pd, c->send_buf, HS_SEND_SLOTS * HS_INLINE, 0);
+	c->stage_mr = ibv_reg_mr(c->pd, c->stage, HS_STAGE_SIZE,
+				 IBV_ACCESS_LOCAL_WRITE);
+	if (!c->recv_mr || !c->send_mr || !c->stage_mr)
+		goto fail;
+	if (ibv_req_notify_cq(c->rcq, 0))
+		goto fail;
+	qpa.send_cq = c->scq;
+	qpa.recv_cq = c->rcq;
+	qpa.qp_type = IBV_QPT_RC;
+	qpa.cap.max_send_wr = HS_SQ_DEPTH;
+	qpa.cap.max_recv_wr = HS_RECV_DEPTH;
+	qpa.cap.max_send_sge = 1;
+	qpa.cap.max_recv_sge = 1;
+	if (rdma_create_qp(id, c->pd, &qpa))
+		goto fail;
+	for (i = 0; i < HS_RECV_DEPTH; i++)
+		if (post_recv(c, i))
+			goto fail;
+	c->tcp = tcp_connect();
+	if (c->tcp < 0) {
+		say("cannot connect to the NFS server at %s", target);
+		goto fail;
+	}
+	if (nfsrdma_wire_encode_cm_pdata(pdata, sizeof(pdata), &ours) < 0)
+		goto fail;
+	cp.private_data = pdata;
+	cp.private_data_len = sizeof(pdata);
+	cp.initiator_depth = ev->param.conn.responder_resources;
+	if (cp.initiator_depth > da.max_qp_init_rd_atom)
+		cp.initiator_depth = da.max_qp_init_rd_atom;
+	cp.responder_resources = ev->param.conn.initiator_depth;
+	if (cp.responder_resources > da.max_qp_rd_atom)
+		cp.responder_resources = da.max_qp_rd_atom;
+	cp.rnr_retry_count = 7;
+	if (rdma_accept(id, &cp))
+		goto fail;
+	say("conn %u: accepted (private data %s: client send %u recv %u%s), inline reply limit %u",
+	    c->serial, rc ? "absent or invalid" : "ok", peer.send_size,
+	    peer.recv_size, peer.remote_inv ? ", remote invalidation" : "",
+	    c->max_inline);
+	return;
+fail:
+	say("cannot set up an accepted connection: %s", strerror(errno));
+	rdma_reject(id, NULL, 0);
+	/* Freed by the main loop, once this event has been acknowledged. */
+	c->dead = true;
+}
+
+static void recv_input(struct hs_conn *c)
+{
+	struct ibv_cq *cq;
+	struct ibv_wc wc[16];
+	void *ctx;
+	int n, i;
+
+	if (ibv_get_cq_event(c->rch, &cq, &ctx))
+		return;
+	ibv_ack_cq_events(cq, 1);
+	if (ibv_req_notify_cq(c->rcq, 0)) {
+		conn_fail(c, "cannot rearm the receive CQ");
+		return;
+	}
+	while (!c->dead && (n = ibv_poll_cq(c->rcq, 16, wc)) > 0) {
+		for (i = 0; i < n && !c->dead; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				if (wc[i].status != IBV_WC_WR_FLUSH_ERR)
+					say("conn %u: receive completion: %s", c->serial,
+					    ibv_wc_status_str(wc[i].status));
+				conn_fail(c, "receive failed");
+				break;
+			}
+			handle_recv(c, c->recv_buf + wc[i].wr_id * HS_INLINE,
+				    wc[i].byte_len);
+			if (!c->dead && post_recv(c, wc[i].wr_id))
+				conn_fail(c, "cannot repost a receive");
+		}
+		scq_reap(c, NULL);
+	}
+}
+
+static void cm_input(struct rdma_event_channel *ec)
+{
+	struct rdma_cm_event *ev;
+	struct hs_conn *c;
+
+	while (!rdma_get_cm_event(ec, &ev)) {
+		c = ev->id->context;
+		switch (ev->event) {
+		case RDMA_CM_EVENT_CONNECT_REQUEST:
+			conn_accept(ev);
+			break;
+		case RDMA_CM_EVENT_ESTABLISHED:
+			if (c) {
+				c->established = true;
+				say("conn %u: established", c->serial);
+			}
+			break;
+		case RDMA_CM_EVENT_DISCONNECTED:
+			if (c) {
+				say("conn %u: client disconnected", c->serial);
+				c->established = false;
+				c->dead = true;
+			}
+			break;
+		default:
+			if (c) {
+				say("conn %u: cm event %s", c->serial,
+				    rdma_event_str(ev->event));
+				if (ev->event != RDMA_CM_EVENT_TIMEWAIT_EXIT)
+					c->dead = true;
+			}
+			break;
+		}
+		rdma_ack_cm_event(ev);
+	}
+}
+
+static void usage(void)
+{
+	size_t i;
+
+	fprintf(stderr,
+		"usage: hostile-server [-v] [-p PORT] [-t HOST:PORT] [-C DIR] [-m MARKER] [-x CASE] [-l]\n"
+		"cases (selector: m = call containing MARKER, w = call offering a Write chunk,\n"
+		"       r = call offering a Reply chunk, n = call containing MARKER that offered\n"
+		"       no Write or Reply chunk, f = call containing MARKER that offered a\n"
+		"       Reply chunk):\n");
+	for (i = 0; i < NR_CASES; i++)
+		fprintf(stderr, "  %-26s %c %s\n", cases[i].name,
+			"mwrnf"[cases[i].sel], cases[i].what);
+}
+
+int main(int argc, char **argv)
+{
+	struct rdma_event_channel *ec;
+	struct rdma_cm_id *listener;
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct pollfd pfd[1 + 2 * HS_MAX_CONNS];
+	struct hs_conn *who[1 + 2 * HS_MAX_CONNS];
+	const struct hs_case *hc;
+	unsigned int i, n;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "vp:t:C:m:x:l")) != -1) {
+		switch (opt) {
+		case 'v':
+			verbose = 1;
+			break;
+		case 'p':
+			listen_port = optarg;
+			break;
+		case 't':
+			target = optarg;
+			break;
+		case 'C':
+			ctl_dir = optarg;
+			break;
+		case 'm':
+			marker = optarg;
+			break;
+		case 'x':
+			hc = case_by_name(optarg);
+			if (!hc) {
+				usage();
+				return 2;
+			}
+			armed = hc;
+			break;
+		case 'l':
+			usage();
+			return 0;
+		default:
+			usage();
+			return 2;
+		}
+	}
+	for (i = 0; i < HS_MAX_CONNS; i++)
+		conns[i].tcp = -1;
+
+	ec = rdma_create_event_channel();
+	if (!ec || rdma_create_id(ec, &listener, NULL, RDMA_PS_TCP)) {
+		perror("hostile-server: rdma_create_id");
+		return 2;
+	}
+	fcntl(ec->fd, F_SETFL, fcntl(ec->fd, F_GETFL) | O_NONBLOCK);
+	sin.sin_port = htons(atoi(listen_port));
+	if (rdma_bind_addr(listener, (struct sockaddr *)&sin) ||
+	    rdma_listen(listener, 8)) {
+		perror("hostile-server: cannot listen");
+		return 2;
+	}
+	say("listening on port %s, proxying to %s, marker \"%s\"%s%s",
+	    listen_port, target, marker, ctl_dir ? ", control directory " : "",
+	    ctl_dir ? ctl_dir : "");
+	if (armed)
+		arm(armed);
+
+	for (;;) {
+		n = 0;
+		pfd[n].fd = ec->fd;
+		pfd[n].events = POLLIN;
+		who[n++] = NULL;
+		for (i = 0; i < HS_MAX_CONNS; i++) {
+			struct hs_conn *c = &conns[i];
+
+			if (!c->used || c->dead || !c->rch)
+				continue;
+			pfd[n].fd = c->rch->fd;
+			pfd[n].events = POLLIN;
+			who[n++] = c;
+			pfd[n].fd = c->tcp;
+			pfd[n].events = POLLIN;
+			who[n++] = c;
+		}
+		if (poll(pfd, n, 200) < 0 && errno != EINTR)
+			break;
+		if (pfd[0].revents)
+			cm_input(ec);
+		for (i = 1; i < n; i++) {
+			struct hs_conn *c = who[i];
+
+			if (!pfd[i].revents || c->dead || !c->used)
+				continue;
+			if (pfd[i].fd == c->tcp)
+				tcp_input(c);
+			else
+				recv_input(c);
+		}
+		for (i = 0; i < HS_MAX_CONNS; i++) {
+			if (conns[i].used) {
+				if (!conns[i].dead)
+					scq_reap(&conns[i], NULL);
+				if (conns[i].dead) {
+					say("conn %u: closed", conns[i].serial);
+					conn_free(&conns[i]);
+				}
+			}
+		}
+		ctl_poll();
+	}
+	return 1;
+}

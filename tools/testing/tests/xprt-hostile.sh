@@ -1,0 +1,252 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# A hostile server for the client transport.  The server VM runs knfsd
+# (its RDMA listener moved out of the way, to port 20050) and, on the NFS
+# RDMA port 20049, tools/testing/hostile/build/hostile-server: a proxy
+# that answers the client's RPC-over-RDMA calls honestly through knfsd's
+# TCP port, and on cue answers ONE chosen call with a crafted message.
+#
+# First the proxy itself must carry NFSv3 and NFSv4.2 file I/O (files of
+# boundary sizes written, read back and compared, a listing big enough for
+# a Reply chunk).  Then, on an NFSv4.2 mount, each case is cued through
+# the shared results directory (hs.cue.CASE; the proxy answers
+# hs.armed.CASE and, once it has sent the crafted reply, hs.fired.CASE)
+# and one syscall is made that produces the call the case selects:
+#
+#   m  cat of a file whose name holds the marker "HOSTILE" (LOOKUP/OPEN)
+#   w  cat of an uncached 128 KiB file (a READ offering a Write chunk)
+#   r  ls of a 300-entry directory (a READDIR offering a Reply chunk)
+#   f  as m, but only a call that offered a Reply chunk (NFSv4 OPEN)
+#   n  a small file written with fsync, its data holding the marker: an
+#      inline WRITE, which offers no Write or Reply chunk
+#
+# The syscall's outcome must be one the case allows (ok: it succeeded and
+# returned the right bytes; EIO / EPROTONOSUPPORT: it failed with that
+# errno), within 50 s (the RPC timeout is 60 s), and afterwards 1 MiB must
+# be written, read back uncached and compared on the same mount.  A case
+# marked "log" must also make the client log a line naming the server:
+# there the syscall's outcome cannot tell a rejected reply from one that
+# was taken at face value.  The harness fails the test on any oops, WARN,
+# BUG or KASAN report.
+TIMEOUT=1200
+HS_MNT_VERS=${HS_MNT_VERS:-4.2}
+HS_CTL=/results
+HS_RDMA_ALT_PORT=20050
+HS_DIR_ENTRIES=300
+HS_READ_SIZE=131072
+# Small enough for a userspace proxy under TCG, still past 1 MiB.
+FILE_SIZES="0 1 4095 4096 1048577 4194304"
+LISTING_ENTRIES=1000
+
+# name selector allowed-outcomes [log]
+HS_CASES="
+unknown-xid               m ok
+dup-reply                 m ok
+bad-version               m ok|EIO
+unknown-proc              m ok|EIO
+msgp                      m ok|EIO
+done                      m ok|EIO
+credits-0                 m ok
+credits-1                 m ok
+credits-huge              m ok
+short-header              m ok
+short-fixed               m ok|EIO
+lists-overrun             m ok|EIO
+write-chunk-unoffered     m ok|EIO
+too-many-write-chunks     w ok|EIO
+seg-len-too-long          w ok|EIO
+seg-count-0               w ok|EIO
+len-overflow              w ok|EIO
+reply-chunk-too-long      r ok|EIO
+reply-chunk-foreign       f ok|EIO log
+nomsg-without-reply-chunk n ok|EIO log
+err-vers                  m EPROTONOSUPPORT|EIO
+err-vers-inverted         m EPROTONOSUPPORT|EIO|ok
+err-chunk                 m EIO
+err-unknown               m EIO|EPROTONOSUPPORT|ok
+err-short-body            m EIO|EPROTONOSUPPORT|ok
+"
+
+hs_read_content() {
+	yes "hostile $1" | head -c "$HS_READ_SIZE"
+}
+
+server_prepare() {
+	local name sel allowed must i
+	mkdir -p "$EXPORT_DIR/listing"
+	for ((i = 0; i < LISTING_ENTRIES; i++)); do
+		: >"$EXPORT_DIR/listing/entry-number-$i-with-a-longish-name"
+	done
+	while read -r name sel allowed must; do
+		[ -n "$name" ] || continue
+		case $sel in
+		m | f) echo "hostile $name" >"$EXPORT_DIR/HOSTILE-$name" ;;
+		w) hs_read_content "$name" >"$EXPORT_DIR/read-$name.bin" ;;
+		r)
+			mkdir "$EXPORT_DIR/dir-$name"
+			for ((i = 0; i < HS_DIR_ENTRIES; i++)); do
+				: >"$EXPORT_DIR/dir-$name/entry-$i-with-a-rather-long-name-to-fill-the-reply"
+			done
+			;;
+		esac
+	done <<<"$HS_CASES"
+	chmod -R a+rwX "$EXPORT_DIR"
+}
+
+test_server() {
+	local rc=0 pid i
+	rm -f "$HS_CTL"/hs.*
+	NFS_PORT=$HS_RDMA_ALT_PORT nfs_serve_prepared || { signal abort; return 1; }
+	"$REPO/tools/testing/hostile/build/hostile-server" -v -C "$HS_CTL" \
+		-p "$NFS_PORT" >/results/hostile-server.log 2>&1 &
+	pid=$!
+	for ((i = 0; i < 50; i++)); do
+		grep -q 'listening on port' /results/hostile-server.log && break
+		sleep 0.2
+	done
+	if ! kill -0 "$pid" 2>/dev/null; then
+		cat /results/hostile-server.log
+		fail "hostile-server did not start"
+		signal abort
+		return 1
+	fi
+	log "hostile-server (pid $pid) on RDMA port $NFS_PORT; knfsd: $(tr '\n' ' ' </proc/fs/nfsd/portlist)"
+	signal server-ready
+	await client-done 1100 || rc=1
+	kill "$pid"
+	wait "$pid"
+	grep -E 'fires on|accepted|closed|disconnect|fits no|exceeds|undecodable|failed' \
+		/results/hostile-server.log | tail -200
+	nfs_server_stop || rc=1
+	return $rc
+}
+
+# The proxy is honest: ordinary file I/O through it works.
+hs_proxy_io() {
+	file_suite "$1" || return 1
+	[ "$1" = 3 ] && return 0
+	local n
+	nfs_mount "$1" || return 1
+	echo 3 >/proc/sys/vm/drop_caches
+	n=$(ls "$MNT/listing" | wc -l)
+	nfs_umount || return 1
+	[ "$n" = "$LISTING_ENTRIES" ] || fail "listing has $n entries, not $LISTING_ENTRIES"
+}
+
+# hs_wait FILE SECONDS
+hs_wait() {
+	local i
+	for ((i = 0; i < $2 * 5; i++)); do
+		[ -e "$1" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# What one syscall did: ok, EIO, EPROTONOSUPPORT, hang, wrong-data, or
+# other:MESSAGE.
+hs_outcome() {
+	local rc=$1
+	if [ "$rc" = 0 ]; then
+		if cmp -s /tmp/hs.got /tmp/hs.want; then echo ok; else echo wrong-data; fi
+	elif [ "$rc" = 124 ]; then
+		echo hang
+	elif grep -q 'Input/output error' /tmp/hs.err; then
+		echo EIO
+	elif grep -q 'Protocol not supported' /tmp/hs.err; then
+		echo EPROTONOSUPPORT
+	else
+		echo "other:$(head -c 200 /tmp/hs.err | tr '\n' ' ')"
+	fi
+}
+
+# Write 1 MiB, read it back past the page cache, compare.
+hs_usable() {
+	local f=$MNT/after-$1
+	head -c 1048576 /dev/urandom >/tmp/hs.after
+	timeout 150 cp /tmp/hs.after "$f" || { fail "write after $1 failed"; return 1; }
+	timeout 150 sync || { fail "sync after $1 failed"; return 1; }
+	echo 3 >/proc/sys/vm/drop_caches
+	timeout 150 cmp /tmp/hs.after "$f" || { fail "read-back after $1 differs or failed"; return 1; }
+	rm -f "$f"
+}
+
+hs_case() {
+	local name=$1 sel=$2 allowed=$3 must=$4 rc t0 t1 secs got lines
+	rm -f "$HS_CTL/hs.armed.$name" "$HS_CTL/hs.fired.$name"
+	lines=$(dmesg | wc -l)
+	: >"$HS_CTL/hs.cue.$name"
+	hs_wait "$HS_CTL/hs.armed.$name" 20 || { fail "the server did not arm $name"; return 1; }
+	: >/tmp/hs.err
+	t0=$(date +%s.%N)
+	case $sel in
+	m | f)
+		echo "hostile $name" >/tmp/hs.want
+		timeout 55 cat "$MNT/HOSTILE-$name" >/tmp/hs.got 2>/tmp/hs.err
+		rc=$?
+		;;
+	w)
+		hs_read_content "$name" >/tmp/hs.want
+		timeout 55 cat "$MNT/read-$name.bin" >/tmp/hs.got 2>/tmp/hs.err
+		rc=$?
+		;;
+	n)
+		echo "HOSTILE $name" >/tmp/hs.want
+		timeout 55 dd of="$MNT/new-$name" conv=fsync status=none \
+			</tmp/hs.want 2>/tmp/hs.err
+		rc=$?
+		[ "$rc" = 0 ] && timeout 55 cat "$MNT/new-$name" >/tmp/hs.got
+		;;
+	r)
+		echo "$HS_DIR_ENTRIES" >/tmp/hs.want
+		timeout 55 ls "$MNT/dir-$name" >/tmp/hs.list 2>/tmp/hs.err
+		rc=$?
+		wc -l </tmp/hs.list >/tmp/hs.got
+		;;
+	esac
+	t1=$(date +%s.%N)
+	secs=$(echo "$t1 - $t0" | bc)
+	got=$(hs_outcome "$rc")
+	log "$name: outcome $got in $secs s (allowed: $allowed)"
+	dmesg | tail -n +"$((lines + 1))" >/tmp/hs.dmesg
+	grep -E 'xprtrdma|rpcrdma|nfs:|RPC' /tmp/hs.dmesg | head -20 | sed 's/^/  dmesg: /'
+	rc=0
+	if [ "$must" = log ] && ! grep -q "xprtrdma: .*${SERVER_ADDR//./\\.}" /tmp/hs.dmesg; then
+		fail "$name: the client logged no line naming $SERVER_ADDR: the reply was taken at face value"
+		rc=1
+	fi
+	if ! hs_wait "$HS_CTL/hs.fired.$name" 5; then
+		: >"$HS_CTL/hs.cue.none"
+		fail "$name never fired: no call matched its selector"
+		rc=1
+	fi
+	case "|$allowed|" in
+	*"|$got|"*) ;;
+	*) fail "$name: outcome $got, allowed $allowed"; rc=1 ;;
+	esac
+	if (($(echo "$secs > 50" | bc))); then
+		fail "$name: the syscall took $secs s"
+		rc=1
+	fi
+	hs_usable "$name" || rc=1
+	return $rc
+}
+
+hs_client() {
+	local rc=0 name sel allowed must
+	nfs_client_prepare || return 1
+	subtest hostile-server-proxy-nfs3 hs_proxy_io 3 || rc=1
+	subtest "hostile-server-proxy-nfs$HS_MNT_VERS" hs_proxy_io "$HS_MNT_VERS" || rc=1
+	nfs_mount "$HS_MNT_VERS" || return 1
+	while read -r name sel allowed must; do
+		[ -n "$name" ] || continue
+		subtest "hostile-server-$name" hs_case "$name" "$sel" "$allowed" "$must" || rc=1
+	done <<<"$HS_CASES"
+	grep -E '^[[:space:]]*xprt:' /proc/self/mountstats | sed 's/^/mountstats: /'
+	timeout 120 umount "$MNT" || { fail "umount failed"; rc=1; }
+	return $rc
+}
+
+test_client() {
+	as_client hs_client
+}
