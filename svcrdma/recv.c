@@ -451,6 +451,12 @@ int svcrdma_recvfrom(struct svc_rqst *rqstp)
 	/* From here on svc_xprt_release() reposts @rc via xpo_release_ctxt. */
 	rqstp->rq_xprt_ctxt = rc;
 	rc->nr_payloads = 0;
+	/*
+	 * RDMA has no privileged ports; the fabric is the trust boundary.
+	 * Since 6.12 the transport says so here (6.1 also asks through
+	 * xpo_secure_port, which says the same).
+	 */
+	set_bit(RQ_SECURE, &rqstp->rq_flags);
 	hdr = &rc->hdr;
 
 	ib_dma_sync_single_for_cpu(xp->dev, rc->sge.addr, rc->byte_len,

@@ -23,8 +23,9 @@ static struct ctl_table_header *svcrdma_sysctl;
  * The sysctl helpers read ->data with plain loads; hand them a private
  * copy taken with atomic_long_read() so the read is a proper atomic one.
  */
-static int svcrdma_stat_show(struct ctl_table *table, int write,
-			     void *buffer, size_t *lenp, loff_t *ppos)
+static int svcrdma_stat_show(NFSRDMA_CTL_TABLE_CONST struct ctl_table *table,
+			     int write, void *buffer, size_t *lenp,
+			     loff_t *ppos)
 {
 	unsigned long val = atomic_long_read((atomic_long_t *)table->data);
 	struct ctl_table copy = *table;
@@ -63,7 +64,7 @@ static struct ctl_table svcrdma_stat_table[] = {
 	SVCRDMA_STAT_ENTRY("recv_ctxts", SVCRDMA_STAT_RECV_CTXTS),
 	SVCRDMA_STAT_ENTRY("send_ctxts", SVCRDMA_STAT_SEND_CTXTS),
 	SVCRDMA_STAT_ENTRY("memory_bytes", SVCRDMA_STAT_MEMORY_BYTES),
-	{ }
+	NFSRDMA_CTL_TABLE_END
 };
 
 /**
@@ -76,7 +77,8 @@ static struct ctl_table svcrdma_stat_table[] = {
  */
 int svcrdma_stats_init(void)
 {
-	BUILD_BUG_ON(ARRAY_SIZE(svcrdma_stat_table) != SVCRDMA_STAT_NR + 1);
+	BUILD_BUG_ON(ARRAY_SIZE(svcrdma_stat_table) !=
+		     SVCRDMA_STAT_NR + NFSRDMA_CTL_TABLE_END_N);
 	svcrdma_sysctl = register_sysctl("sunrpc/svcrdma", svcrdma_stat_table);
 	return svcrdma_sysctl ? 0 : -ENOMEM;
 }

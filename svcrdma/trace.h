@@ -72,7 +72,7 @@ TRACE_EVENT(svcrdma_disconnect,
 	),
 	TP_fast_assign(
 		__assign_sockaddr(peer, svcrdma_peer_of(xp), SVCRDMA_PEER_LEN);
-		__assign_str(reason, reason);
+		nfsrdma_assign_str(reason, reason);
 		__entry->status = status;
 	),
 	TP_printk("peer=%pISpc reason=\"%s\" status=%d",
@@ -98,8 +98,8 @@ TRACE_EVENT(svcrdma_wc_error,
 	),
 	TP_fast_assign(
 		__assign_sockaddr(peer, svcrdma_peer_of(xp), SVCRDMA_PEER_LEN);
-		__assign_str(op, op);
-		__assign_str(status_msg, ib_wc_status_msg(wc->status));
+		nfsrdma_assign_str(op, op);
+		nfsrdma_assign_str(status_msg, ib_wc_status_msg(wc->status));
 		__entry->status = wc->status;
 		__entry->vendor_err = wc->vendor_err;
 	),
@@ -124,7 +124,7 @@ TRACE_EVENT(svcrdma_err_sent,
 		__entry->xid = be32_to_cpu(xid);
 		__entry->vers = vers;
 		__entry->reason = reason;
-		__assign_str(where, where);
+		nfsrdma_assign_str(where, where);
 	),
 	TP_printk("peer=%pISpc xid=0x%08x %s reason=%d in=%s",
 		  __get_sockaddr(peer), __entry->xid,
@@ -146,7 +146,7 @@ TRACE_EVENT(svcrdma_bad_input,
 	TP_fast_assign(
 		__assign_sockaddr(peer, svcrdma_peer_of(xp), SVCRDMA_PEER_LEN);
 		__entry->len = len;
-		__assign_str(why, why);
+		nfsrdma_assign_str(why, why);
 		__entry->closed = closed;
 	),
 	TP_printk("peer=%pISpc len=%u why=\"%s\" %s",

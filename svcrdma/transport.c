@@ -639,21 +639,25 @@ static void svcrdma_free(struct svc_xprt *xprt)
 	svcrdma_xprt_free(xp);
 }
 
+#ifdef NFSRDMA_SVC_SECURE_PORT_OP
 static void svcrdma_secure_port(struct svc_rqst *rqstp)
 {
 	/* RDMA has no privileged ports; the fabric is the trust boundary. */
 	set_bit(RQ_SECURE, &rqstp->rq_flags);
 }
+#endif
 
 static void svcrdma_kill_temp_xprt(struct svc_xprt *xprt)
 {
 	/* svc_delete_xprt() follows and disconnects via xpo_detach. */
 }
 
+#ifdef NFSRDMA_SVC_SECURE_PORT_OP
 static void svcrdma_start_tls(struct svc_xprt *xprt)
 {
 	/* RPC-with-TLS over RDMA is not defined. */
 }
+#endif
 
 static const struct svc_xprt_ops svcrdma_ops = {
 	.xpo_create		= svcrdma_create,
@@ -665,9 +669,11 @@ static const struct svc_xprt_ops svcrdma_ops = {
 	.xpo_release_ctxt	= svcrdma_release_ctxt,
 	.xpo_detach		= svcrdma_detach,
 	.xpo_free		= svcrdma_free,
-	.xpo_secure_port	= svcrdma_secure_port,
 	.xpo_kill_temp_xprt	= svcrdma_kill_temp_xprt,
+#ifdef NFSRDMA_SVC_SECURE_PORT_OP
+	.xpo_secure_port	= svcrdma_secure_port,
 	.xpo_start_tls		= svcrdma_start_tls,
+#endif
 };
 
 struct svc_xprt_class svcrdma_class = {

@@ -53,7 +53,7 @@ static struct ctl_table svcrdma_tunable_table[] = {
 			svcrdma_req_size_min, svcrdma_req_size_max),
 	SVCRDMA_TUNABLE("max_outbound_read_requests", svcrdma_max_ord,
 			svcrdma_ord_min, svcrdma_ord_max),
-	{ }
+	NFSRDMA_CTL_TABLE_END
 };
 
 static struct ctl_table_header *svcrdma_tunables;

@@ -71,7 +71,9 @@ int xprtrdma_bc_setup(struct rpc_xprt *xprt, unsigned int min_reqs)
 			return -ENOMEM;
 		}
 		bc->rqst.rq_xprt = xprt;
+#ifndef NFSRDMA_BC_LWQ
 		INIT_LIST_HEAD(&bc->rqst.rq_bc_list);
+#endif
 		spin_lock(&xp->bc_lock);
 		list_add(&bc->all, &xp->bc_all);
 		list_add(&bc->list, &xp->bc_free);
@@ -230,10 +232,15 @@ void xprtrdma_bc_receive(struct xprtrdma_xprt *xp, __be32 xid, void *inl,
 
 	/* Dropped in xprtrdma_bc_free_rqst(). */
 	xprt_get(xprt);
+#ifdef NFSRDMA_BC_LWQ
+	lwq_enqueue(&rqst->rq_bc_list, &serv->sv_cb_list);
+	svc_pool_wake_idle_thread(&serv->sv_pools[0]);
+#else
 	spin_lock_bh(&serv->sv_cb_lock);
 	list_add(&rqst->rq_bc_list, &serv->sv_cb_list);
 	wake_up(&serv->sv_cb_waitq);
 	spin_unlock_bh(&serv->sv_cb_lock);
+#endif
 }
 
 /**

@@ -99,7 +99,7 @@ static struct ctl_table xprtrdma_sysctls[] = {
 		.mode		= 0644,
 		.proc_handler	= proc_dointvec,
 	},
-	{ }
+	NFSRDMA_CTL_TABLE_END
 };
 
 static struct ctl_table_header *xprtrdma_sysctl_header;

@@ -27,9 +27,9 @@
 
 #define XPRTRDMA_TRACE_PEER_ASSIGN(xp)					\
 	do {								\
-		__assign_str(addr,					\
+		nfsrdma_assign_str(addr,					\
 			     (xp)->xprt.address_strings[RPC_DISPLAY_ADDR]); \
-		__assign_str(port,					\
+		nfsrdma_assign_str(port,					\
 			     (xp)->xprt.address_strings[RPC_DISPLAY_PORT]); \
 	} while (0)
 
@@ -59,7 +59,7 @@ TRACE_EVENT(xprtrdma_disconnect,
 	),
 	TP_fast_assign(
 		XPRTRDMA_TRACE_PEER_ASSIGN(xp);
-		__assign_str(reason, reason);
+		nfsrdma_assign_str(reason, reason);
 		__entry->status = status;
 	),
 	TP_printk("peer=%s:%s reason=\"%s\" status=%d", __get_str(addr),
@@ -79,8 +79,8 @@ TRACE_EVENT(xprtrdma_wc_error,
 	),
 	TP_fast_assign(
 		XPRTRDMA_TRACE_PEER_ASSIGN(xp);
-		__assign_str(wr, wr);
-		__assign_str(msg, ib_wc_status_msg(wc->status));
+		nfsrdma_assign_str(wr, wr);
+		nfsrdma_assign_str(msg, ib_wc_status_msg(wc->status));
 		__entry->status = wc->status;
 		__entry->vendor_err = wc->vendor_err;
 	),
@@ -103,7 +103,7 @@ TRACE_EVENT(xprtrdma_reply_rejected,
 		XPRTRDMA_TRACE_PEER_ASSIGN(xp);
 		__entry->xid = be32_to_cpu(xid);
 		__entry->err = err;
-		__assign_str(reason, reason);
+		nfsrdma_assign_str(reason, reason);
 	),
 	TP_printk("peer=%s:%s xid=0x%08x err=%d reason=\"%s\"",
 		  __get_str(addr), __get_str(port), __entry->xid, __entry->err,
