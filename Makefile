@@ -12,6 +12,7 @@ VERSION := $(shell git -C $(CURDIR) describe --always --dirty 2>/dev/null || ech
 MODULES := wire/nfsrdma_wire.ko xprtrdma/xprtrdma.ko svcrdma/svcrdma.ko
 
 .PHONY: all module modules lint install uninstall dkms-install setup check check-full \
+	setup-kernels check-kernels \
 	bench demo debug-kernel clean help
 
 all: module
@@ -21,6 +22,7 @@ help:
 	@echo "make lint       build with W=1 and sparse, run kernel-doc; warnings fail"
 	@echo "make check      setup, lint, codec tests, fuzz smoke, VM tests"
 	@echo "make check-full make check plus tools/testing/tests-full.conf"
+	@echo "make check-kernels  builds and tests-kernels.conf on Debian 12's 6.12 and 6.1-rt"
 	@echo "make demo       two-VM NFS-over-RDMA export, mount and copy"
 	@echo "make debug-kernel  build (or find cached) the debug-tier test kernel"
 	@echo "make bench      fio and perftest in two VMs, results/bench/"
@@ -65,6 +67,15 @@ check:
 check-full:
 	@scripts/setup.sh
 	@KVER=$(KVER) CHECK_FULL=1 tools/testing/check.sh
+
+# Debian 12's other kernels, 6.12 and 6.1 PREEMPT_RT: builds and the VM
+# tests in tools/testing/tests-kernels.conf.
+setup-kernels:
+	@scripts/setup.sh --kernels
+
+check-kernels:
+	@scripts/setup.sh --kernels
+	@KVER=$(KVER) CHECK_KERNELS=1 tools/testing/check.sh
 
 # The debug-tier kernel the harness boots for kernel=debug instances: built
 # once from Debian's linux-source-6.1, cached under /var/cache/nfsrdma.

@@ -14,6 +14,13 @@ nfs-kernel-server nfs-common rpcbind fio tshark iproute2 procps acl
 libcmocka-dev clang libclang-rt-14-dev gnuplot-nox python3
 linux-source-6.1 xz-utils libssl-dev rsync"
 
+# --kernels: also Debian 12's 6.12 and 6.1 PREEMPT_RT kernels and headers
+# (make check-kernels).
+if [ "${1:-}" = --kernels ]; then
+	PKGS="$PKGS linux-image-6.12-amd64 linux-headers-6.12-amd64
+linux-image-rt-amd64 linux-headers-rt-amd64 zstd"
+fi
+
 missing=
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||

@@ -7,7 +7,9 @@
 # (built once, then taken from its cache), then the VM tests listed in
 # tests.conf (and, for 'make check-full', CHECK_FULL=1, those in
 # tests-full.conf after them), on Debian's kernel or, for lines that say
-# kernel=debug, the debug kernel.  Set CHECK_VM=PATTERN to run only matching
+# kernel=debug, the debug kernel.  'make check-kernels' (CHECK_KERNELS=1)
+# builds for Debian 12's 6.12 and 6.1-rt kernels too and runs
+# tests-kernels.conf instead.  Set CHECK_VM=PATTERN to run only matching
 # VM tests, and FUZZ_SECONDS to change the fuzz budget.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -54,8 +56,25 @@ stage stall-rule "harness: a link stall after a transport error is not rerun" \
 stage debug-kernel "debug kernel: built or taken from the cache" \
 	nice -n 10 "$top/scripts/debug-kernel.sh"
 
+# lint_kernel K: our modules against Debian's kernel K (6.12 or rt), W=1
+# and sparse, in a copy of the checkout so the 6.1 objects stay.
+lint_kernel() {
+	local kver copy=$VM_BUILD/lint-$1
+	kver=$("$top/scripts/kver.sh" "$1") || return 1
+	vm_copy_tree "$top" "$copy" || return 1
+	"$copy/scripts/lint.sh" "/lib/modules/$kver/build" build
+}
+
 confs=("$here/tests.conf")
 [ "${CHECK_FULL:-0}" = 1 ] && confs+=("$here/tests-full.conf")
+# make check-kernels: Debian 12's other kernels instead of make check's list.
+if [ "${CHECK_KERNELS:-0}" = 1 ]; then
+	for k in 6.12 rt; do
+		stage "build-$k" "build: modules for Debian's $k kernel with W=1 and sparse" \
+			lint_kernel "$k"
+	done
+	confs=("$here/tests-kernels.conf")
+fi
 if [ "$built" = 1 ] && vm_initramfs >"$logs/initramfs.log" 2>&1; then
 	while read -r t topo c s rest; do
 		case "$t" in '#'* | '') continue ;; esac

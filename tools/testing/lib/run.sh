@@ -143,8 +143,8 @@ link_stalled() {
 }
 
 # run_instance TEST TOPOLOGY CLIENT SERVER [WORD...]
-# Each WORD is kernel=debian|debug (the kernel the guests boot; Debian's by
-# default, or RUN_KERNEL's when that is set), fabric=rxe|siw (soft-RoCE by
+# Each WORD is kernel=debian|6.12|rt|debug (the kernel the guests boot;
+# Debian's 6.1 by default, or RUN_KERNEL's when that is set), fabric=rxe|siw (soft-RoCE by
 # default; soft-iWARP needs the debug kernel, Debian's lacks siw), or the word the harness's
 # failure report must contain for a self-test that must fail: crash,
 # timeout, status, or the checker the debug kernel must fire (kasan,

@@ -20,9 +20,11 @@ VM_BUILD=$VM_TOP/build
 # Userspace output never reaches the console, so no false hits.
 VM_SPLAT='^\[ *[0-9]+\.[0-9]+\] (.*[^A-Za-z])?(Oops|BUG:|kernel BUG at|WARNING:|Kernel panic|INFO: task .* blocked for more than|soft lockup|hard LOCKUP|general protection fault|KASAN|UBSAN|circular locking|recursive locking|inconsistent lock state|suspicious RCU usage|list_(add|del) corruption|sleeping function called from invalid context|DMA-API: [^ ]+ [^ ]+: |DMA-API: debugging out of memory|kmemleak: (Cannot|Memory pool empty|Kernel memory leak detector disabled)|nfsrdma-kmemleak:|detected stall|Call Trace:|sysrq: Trigger a crash)'
 
-# vm_use_kernel debian|debug: the kernel the next guests boot.  debian
-# (the default) is Debian's 6.1, the one our users run: KVER, or the one
-# scripts/kver.sh finds.  debug is the debug-tier kernel that
+# vm_use_kernel debian|6.12|rt|debug: the kernel the next guests boot.
+# debian (the default) is Debian's 6.1, the one our users run: KVER, or the
+# one scripts/kver.sh finds.  6.12 and rt are Debian 12's other kernels, its
+# 6.12 and its PREEMPT_RT 6.1 (installed by scripts/setup.sh --kernels).
+# debug is the debug-tier kernel that
 # scripts/debug-kernel.sh built and cached (KASAN, lockdep, kmemleak,
 # DMA-API debugging, UBSAN): it runs slower and needs more memory, and our
 # modules are built against its own tree.  VM_KDIR is the tree our modules
@@ -34,6 +36,14 @@ vm_use_kernel() {
 	case "$1" in
 	debian)
 		VM_KVER=${KVER:-$("$VM_TOP/scripts/kver.sh")}
+		VM_KERNEL=/boot/vmlinuz-$VM_KVER
+		VM_KDIR=/lib/modules/$VM_KVER/build
+		VM_MEM1=2048 VM_MEM2=1536 VM_TIME_SCALE=1
+		VM_APPEND=
+		;;
+	6.12 | rt)
+		# Debian 12's other kernels (scripts/setup.sh --kernels).
+		VM_KVER=$("$VM_TOP/scripts/kver.sh" "$1") || return 1
 		VM_KERNEL=/boot/vmlinuz-$VM_KVER
 		VM_KDIR=/lib/modules/$VM_KVER/build
 		VM_MEM1=2048 VM_MEM2=1536 VM_TIME_SCALE=1
@@ -53,7 +63,7 @@ vm_use_kernel() {
 		VM_APPEND=$VM_DEBUG_APPEND
 		;;
 	*)
-		echo "unknown kernel '$1' (debian or debug)" >&2
+		echo "unknown kernel '$1' (debian, 6.12, rt or debug)" >&2
 		return 1
 		;;
 	esac

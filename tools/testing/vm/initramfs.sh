@@ -28,9 +28,15 @@ for m in virtio_pci 9pnet_virtio 9p overlay; do
 	}
 	printf '%s\n' "$deps" | awk '$1 == "insmod" { print $2 }' >>"$tmp/kos"
 done
+# busybox's insmod takes plain modules; 6.12's come xz-compressed.
 awk '!seen[$0]++' "$tmp/kos" | while read -r ko; do
-	cp "$ko" "$tmp/modules/"
-	basename "$ko" >>"$tmp/modules.order"
+	name=$(basename "$ko")
+	case "$ko" in
+	*.ko.xz) name=${name%.xz}; xz -dc "$ko" >"$tmp/modules/$name" ;;
+	*.ko.zst) name=${name%.zst}; zstd -qdc "$ko" >"$tmp/modules/$name" ;;
+	*) cp "$ko" "$tmp/modules/" ;;
+	esac
+	echo "$name" >>"$tmp/modules.order"
 done
 rm "$tmp/kos"
 
