@@ -25,6 +25,11 @@ module_param_named(keepalive, svcrdma_keepalive, uint, 0444);
 MODULE_PARM_DESC(keepalive,
 		 "seconds between dead-peer probes on a connection (0: never, default 30)");
 
+unsigned int svcrdma_stall_timeout = 20;
+module_param_named(stall_timeout, svcrdma_stall_timeout, uint, 0444);
+MODULE_PARM_DESC(stall_timeout,
+		 "seconds a connection's send queue may hold work without a completion before the connection is stopped (5-600, default 20)");
+
 static int __init svcrdma_init(void)
 {
 	int ret;
@@ -40,6 +45,12 @@ static int __init svcrdma_init(void)
 	    svcrdma_max_inline % 1024) {
 		pr_err("svcrdma: max_inline=%u must be a multiple of 1024 in 1024-65536\n",
 		       svcrdma_max_inline);
+		return -EINVAL;
+	}
+
+	if (svcrdma_stall_timeout < 5 || svcrdma_stall_timeout > 600) {
+		pr_err("svcrdma: stall_timeout=%u is outside 5-600\n",
+		       svcrdma_stall_timeout);
 		return -EINVAL;
 	}
 

@@ -431,7 +431,7 @@ static bool svcrdma_is_bc_reply(const struct svcrdma_recv_ctxt *rc)
  * (waits for RDMA Reads).
  *
  * Return: length of the call in rqstp->rq_arg, or 0 if there was nothing
- * to hand over.
+ * to hand over or the connection already holds its share of threads.
  */
 int svcrdma_recvfrom(struct svc_rqst *rqstp)
 {
@@ -443,12 +443,21 @@ int svcrdma_recvfrom(struct svc_rqst *rqstp)
 	int ret;
 
 	rqstp->rq_xprt_ctxt = NULL;
+	if (!svcrdma_hold(xp, rqstp)) {
+		svc_xprt_received(xprt);
+		return 0;
+	}
 	rc = svcrdma_ready_pop(xp);
 	/* Let another thread take the next message while we work. */
 	svc_xprt_received(xprt);
-	if (!rc)
+	if (!rc) {
+		svcrdma_unhold(xp);
 		return 0;
-	/* From here on svc_xprt_release() reposts @rc via xpo_release_ctxt. */
+	}
+	/*
+	 * From here on svc_xprt_release() reposts @rc and gives back the
+	 * hold via xpo_release_ctxt.
+	 */
 	rqstp->rq_xprt_ctxt = rc;
 	rc->nr_payloads = 0;
 	/*
@@ -550,4 +559,5 @@ void svcrdma_release_ctxt(struct svc_xprt *xprt, void *ctxt)
 	/* On a dead QP this just completes with a flush error. */
 	if (svcrdma_recv_post(rc))
 		svc_xprt_deferred_close(xprt);
+	svcrdma_unhold(rc->xp);
 }

@@ -215,7 +215,8 @@ static void svcrdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
  * depth, negotiated at accept time, bounds how many the device keeps in
  * flight.
  *
- * Context: nfsd thread; sleeps until the chain completes or is flushed.
+ * Context: nfsd thread; sleeps until the chain completes or is flushed
+ * (at most until the send queue is found stalled and stopped).
  *
  * Return: 0, -E2BIG if the chain can never fit the send queue, or
  * -ENOTCONN if posting failed or a Read did not succeed.
@@ -237,7 +238,7 @@ int svcrdma_rw_read_wait(struct svcrdma_xprt *xp, struct svcrdma_rw_set *set)
 		svcrdma_sq_put(xp, set->nr_wrs);
 		return -ENOTCONN;
 	}
-	wait_for_completion(&set->done);
+	svcrdma_wait_wr(xp, &set->done);
 	svcrdma_sq_put(xp, set->nr_wrs);
 	return set->status == IB_WC_SUCCESS ? 0 : -ENOTCONN;
 }

@@ -151,13 +151,21 @@ static struct svcrdma_send_ctxt *svcrdma_send_try(struct svcrdma_xprt *xp)
 	return sc;
 }
 
-/* There are as many contexts as credits, so waiting here is rare. */
+/*
+ * There are as many contexts as credits, so waiting here is rare: only
+ * when the peer has not acknowledged our last replies.  A send queue
+ * that stalls while we wait gets the connection stopped, which ends the
+ * wait.
+ */
 static struct svcrdma_send_ctxt *svcrdma_send_get(struct svcrdma_xprt *xp)
 {
 	struct svcrdma_send_ctxt *sc = NULL;
 
-	wait_event(xp->send_wait, (sc = svcrdma_send_try(xp)) ||
-		   svc_xprt_is_dead(&xp->xprt));
+	while (!wait_event_timeout(xp->send_wait,
+				   (sc = svcrdma_send_try(xp)) ||
+				   svc_xprt_is_dead(&xp->xprt),
+				   SVCRDMA_WAIT_TICK))
+		svcrdma_stall_check(xp);
 	return sc;
 }
 
@@ -215,7 +223,7 @@ static int svcrdma_post_send(struct svcrdma_xprt *xp,
 	}
 	if (async)
 		return 0;
-	wait_for_completion(&sc->done);
+	svcrdma_wait_wr(xp, &sc->done);
 	svcrdma_sq_put(xp, nr);
 	return sc->status == IB_WC_SUCCESS ? 0 : -ENOTCONN;
 
@@ -629,7 +637,8 @@ static void svcrdma_reply_account(struct svcrdma_xprt *xp, __be32 xid,
  * svcrdma_sendto - xpo_sendto: transmit the reply in rqstp->rq_res
  * @rqstp: request being answered; rq_xprt_ctxt holds its call
  *
- * Context: nfsd thread; sleeps until the reply's Send completes.
+ * Context: nfsd thread; sleeps until the reply's Send completes (a reply
+ * with RDMA Writes), at most until the send queue is found stalled.
  *
  * Return: bytes of RPC reply sent, or a negative errno; -ENOTCONN when
  * the connection is gone (svc_send() treats that as a drop).

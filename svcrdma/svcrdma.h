@@ -34,6 +34,8 @@ enum {
 	SVCRDMA_F_ON_DEVLIST,	/* linked on the per-module connection list */
 	SVCRDMA_F_KA_BUSY,	/* a keepalive probe is in flight */
 	SVCRDMA_F_CREDITED,	/* @credits is counted in credits_in_use */
+	SVCRDMA_F_THROTTLED,	/* a call waits for one of ours to be released */
+	SVCRDMA_F_STOPPED,	/* we moved the QP to Error ourselves */
 };
 
 /*
@@ -54,6 +56,8 @@ enum svcrdma_stat {
 	SVCRDMA_STAT_ERR_VERS_SENT,
 	SVCRDMA_STAT_ERR_CHUNK_SENT,
 	SVCRDMA_STAT_BAD_INPUT_CLOSES,
+	SVCRDMA_STAT_STALL_CLOSES,
+	SVCRDMA_STAT_THROTTLED,
 	SVCRDMA_STAT_WC_ERRORS,
 	SVCRDMA_STAT_CONNS_ACCEPTED,
 	/* gauges from here on */
@@ -93,6 +97,7 @@ enum svcrdma_stat {
  * @recvs: every receive context, for teardown
  * @ready_lock: protects @ready
  * @ready: received messages waiting for an nfsd thread
+ * @held: calls handed to nfsd threads and not yet released
  * @send_lock: protects @send_free
  * @send_free: idle send contexts
  * @send_wait: threads waiting for a send context
@@ -101,8 +106,11 @@ enum svcrdma_stat {
  * @sq_depth: send queue slots in all; a chain needing more is refused
  * @sq_avail: send queue slots not in use
  * @sq_wait: threads waiting for send queue slots
- * @keepalive: periodic dead-peer probe (zero-length RDMA Write)
- * @ka_cqe: completion entry of the probe
+ * @sq_progress: jiffies of the last send queue completion, or of the
+ *	post that found the queue idle
+ * @health: periodic stall check and dead-peer probe
+ * @ka_last: jiffies of the last probe
+ * @ka_cqe: completion entry of the probe (a zero-length RDMA Write)
  */
 struct svcrdma_xprt {
 	struct svc_xprt		xprt;
@@ -135,6 +143,7 @@ struct svcrdma_xprt {
 	struct svcrdma_recv_ctxt **recvs;
 	spinlock_t		ready_lock;
 	struct list_head	ready;
+	atomic_t		held;
 
 	spinlock_t		send_lock;
 	struct list_head	send_free;
@@ -145,8 +154,10 @@ struct svcrdma_xprt {
 	u32			sq_depth;
 	atomic_t		sq_avail;
 	wait_queue_head_t	sq_wait;
+	unsigned long		sq_progress;
 
-	struct delayed_work	keepalive;
+	struct delayed_work	health;
+	unsigned long		ka_last;
 	struct ib_cqe		ka_cqe;
 };
 
@@ -237,6 +248,7 @@ extern struct svc_xprt_class svcrdma_class;
 extern unsigned int svcrdma_credits;
 extern unsigned int svcrdma_max_inline;
 extern unsigned int svcrdma_keepalive;
+extern unsigned int svcrdma_stall_timeout;
 extern atomic_long_t svcrdma_stats[SVCRDMA_STAT_NR];
 
 static inline void svcrdma_stat_add(enum svcrdma_stat s, long n)
@@ -294,6 +306,12 @@ void svcrdma_sq_put(struct svcrdma_xprt *xp, unsigned int n);
 void svcrdma_post_failed(struct svcrdma_xprt *xp,
 			 const struct ib_send_wr *first,
 			 const struct ib_send_wr *bad);
+/* How long a waiter sleeps before it looks at the send queue again. */
+#define SVCRDMA_WAIT_TICK	HZ
+void svcrdma_stall_check(struct svcrdma_xprt *xp);
+void svcrdma_wait_wr(struct svcrdma_xprt *xp, struct completion *done);
+bool svcrdma_hold(struct svcrdma_xprt *xp, const struct svc_rqst *rqstp);
+void svcrdma_unhold(struct svcrdma_xprt *xp);
 
 /* recv.c */
 int svcrdma_recvs_create(struct svcrdma_xprt *xp);

@@ -33,12 +33,108 @@ static LIST_HEAD(svcrdma_conns);
 static DEFINE_SPINLOCK(svcrdma_conns_lock);
 static DECLARE_WAIT_QUEUE_HEAD(svcrdma_conns_wait);
 
+/*
+ * Note that the send queue made progress.  Only a completion, or a post
+ * that finds the queue idle, counts: a queue that holds work and sees no
+ * completion for svcrdma_stall_timeout has a peer that stopped
+ * acknowledging, and everything behind its oldest work request waits.
+ */
+static void svcrdma_sq_touch(struct svcrdma_xprt *xp)
+{
+	WRITE_ONCE(xp->sq_progress, jiffies);
+}
+
+/* Take @n slots if they are free; false if not. */
+static bool svcrdma_sq_tryget(struct svcrdma_xprt *xp, unsigned int n)
+{
+	int avail = atomic_read(&xp->sq_avail);
+
+	do {
+		if (avail < (int)n)
+			return false;
+	} while (!atomic_try_cmpxchg(&xp->sq_avail, &avail, avail - n));
+	if (avail == (int)xp->sq_depth)
+		svcrdma_sq_touch(xp);
+	return true;
+}
+
+static bool svcrdma_sq_stalled(struct svcrdma_xprt *xp)
+{
+	return atomic_read(&xp->sq_avail) < (int)xp->sq_depth &&
+		time_after(jiffies, READ_ONCE(xp->sq_progress) +
+			   svcrdma_stall_timeout * HZ);
+}
+
+/*
+ * Stop a connection whose peer stopped acknowledging.  A client can ask
+ * for unlimited RNR retries and then post no receives: our Send is then
+ * retried for ever, and RC ordering holds every Send, RDMA Write and RDMA
+ * Read behind it, with nfsd threads waiting on them.  Closing the
+ * transport alone does not help, since svc_delete_xprt() needs a free
+ * nfsd thread and the QP keeps retrying until then.  A QP in the Error
+ * state flushes every work request at once, so every waiter wakes.
+ */
+static void svcrdma_stop(struct svcrdma_xprt *xp)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	if (test_and_set_bit(SVCRDMA_F_STOPPED, &xp->flags))
+		return;
+	pr_warn_ratelimited("svcrdma: %s acknowledged nothing for %u s, closing\n",
+			    xp->xprt.xpt_remotebuf, svcrdma_stall_timeout);
+	svcrdma_stat_inc(SVCRDMA_STAT_STALL_CLOSES);
+	trace_svcrdma_disconnect(xp, "send queue stalled", 0);
+	if (ib_modify_qp(xp->qp, &attr, IB_QP_STATE))
+		pr_warn_ratelimited("svcrdma: cannot stop the QP of %s\n",
+				    xp->xprt.xpt_remotebuf);
+	svc_xprt_deferred_close(&xp->xprt);
+	wake_up_all(&xp->send_wait);
+	wake_up_all(&xp->sq_wait);
+}
+
+/**
+ * svcrdma_stall_check - stop the connection if its send queue stalled
+ * @xp: connection
+ *
+ * Waiters call this each time their wait times out, so that no wait on
+ * the peer lasts much beyond svcrdma_stall_timeout even when the health
+ * work is late.
+ *
+ * Context: process.
+ */
+void svcrdma_stall_check(struct svcrdma_xprt *xp)
+{
+	if (svcrdma_sq_stalled(xp))
+		svcrdma_stop(xp);
+}
+
+/**
+ * svcrdma_wait_wr - wait for a posted work request to complete
+ * @xp: connection it was posted on
+ * @done: completed by the work request's done handler
+ *
+ * The wait ends when the work request completes, successfully or not.
+ * If the send queue stalls meanwhile, the QP is moved to Error, which
+ * flushes the work request, so the wait is bounded by
+ * svcrdma_stall_timeout plus the flush.  The caller's memory stays
+ * mapped until then: returning before the completion could let the
+ * device touch pages nfsd has reused.
+ *
+ * Context: process; sleeps.
+ */
+void svcrdma_wait_wr(struct svcrdma_xprt *xp, struct completion *done)
+{
+	while (!wait_for_completion_timeout(done, SVCRDMA_WAIT_TICK))
+		svcrdma_stall_check(xp);
+}
+
 /**
  * svcrdma_sq_get - reserve send queue slots
  * @xp: connection
  * @n: work requests about to be posted
  *
- * Context: nfsd thread; may sleep until completions free enough slots.
+ * Context: nfsd thread; may sleep until completions free enough slots,
+ * at most until the send queue is found stalled and stopped.
  *
  * Return: 0, -E2BIG if @n exceeds the whole send queue (a chunk list
  * cut into more pieces than we can ever post at once), or -ENOTCONN if
@@ -48,20 +144,16 @@ int svcrdma_sq_get(struct svcrdma_xprt *xp, unsigned int n)
 {
 	if (n > xp->sq_depth)
 		return -E2BIG;
-	for (;;) {
-		int avail = atomic_read(&xp->sq_avail);
-
-		if (avail >= (int)n) {
-			if (atomic_cmpxchg(&xp->sq_avail, avail,
-					   avail - n) == avail)
-				return 0;
-			continue;
-		}
-		wait_event(xp->sq_wait, atomic_read(&xp->sq_avail) >= (int)n ||
-			   svc_xprt_is_dead(&xp->xprt));
+	while (!svcrdma_sq_tryget(xp, n)) {
 		if (svc_xprt_is_dead(&xp->xprt))
 			return -ENOTCONN;
+		if (!wait_event_timeout(xp->sq_wait,
+					atomic_read(&xp->sq_avail) >= (int)n ||
+					svc_xprt_is_dead(&xp->xprt),
+					SVCRDMA_WAIT_TICK))
+			svcrdma_stall_check(xp);
 	}
+	return 0;
 }
 
 /**
@@ -73,11 +165,64 @@ int svcrdma_sq_get(struct svcrdma_xprt *xp, unsigned int n)
  */
 void svcrdma_sq_put(struct svcrdma_xprt *xp, unsigned int n)
 {
+	svcrdma_sq_touch(xp);
 	atomic_add(n, &xp->sq_avail);
 	wake_up(&xp->sq_wait);
 }
 
-static void svcrdma_ka_work(struct work_struct *work);
+/**
+ * svcrdma_hold - take a call for an nfsd thread, within the fair share
+ * @xp: connection
+ * @rqstp: the thread asking
+ *
+ * One connection may hold at most half the server's threads (at least
+ * one) at a time.  A call can block its thread in our transport until
+ * the peer acknowledges the reply, and a peer that never does could
+ * otherwise take every thread of the server before the stall is noticed.
+ * When the share is used up the transport is parked: XPT_DATA is cleared
+ * so no thread spins on it, and svcrdma_unhold() re-arms it.
+ *
+ * Context: nfsd thread, in xpo_recvfrom.
+ *
+ * Return: true if the caller may take a call (and must pair it with
+ * svcrdma_unhold()), false if the connection is at its share.
+ */
+bool svcrdma_hold(struct svcrdma_xprt *xp, const struct svc_rqst *rqstp)
+{
+	int share = max(1U, rqstp->rq_server->sv_nrthreads / 2);
+
+	if (atomic_inc_return(&xp->held) <= share)
+		return true;
+	atomic_dec(&xp->held);
+	set_bit(SVCRDMA_F_THROTTLED, &xp->flags);
+	clear_bit(XPT_DATA, &xp->xprt.xpt_flags);
+	smp_mb__after_atomic();
+	/* A release may have slipped in before the flag was visible. */
+	if (atomic_read(&xp->held) < share &&
+	    test_and_clear_bit(SVCRDMA_F_THROTTLED, &xp->flags))
+		set_bit(XPT_DATA, &xp->xprt.xpt_flags);
+	else
+		svcrdma_stat_inc(SVCRDMA_STAT_THROTTLED);
+	return false;
+}
+
+/**
+ * svcrdma_unhold - give back a call taken with svcrdma_hold()
+ * @xp: connection
+ *
+ * Context: nfsd thread (xpo_release_ctxt).
+ */
+void svcrdma_unhold(struct svcrdma_xprt *xp)
+{
+	atomic_dec(&xp->held);
+	smp_mb__after_atomic();
+	if (test_and_clear_bit(SVCRDMA_F_THROTTLED, &xp->flags)) {
+		set_bit(XPT_DATA, &xp->xprt.xpt_flags);
+		svc_xprt_enqueue(&xp->xprt);
+	}
+}
+
+static void svcrdma_health_work(struct work_struct *work);
 
 static struct svcrdma_xprt *svcrdma_xprt_alloc(void)
 {
@@ -96,7 +241,7 @@ static struct svcrdma_xprt *svcrdma_xprt_alloc(void)
 	spin_lock_init(&xp->send_lock);
 	init_waitqueue_head(&xp->send_wait);
 	init_waitqueue_head(&xp->sq_wait);
-	INIT_DELAYED_WORK(&xp->keepalive, svcrdma_ka_work);
+	INIT_DELAYED_WORK(&xp->health, svcrdma_health_work);
 	return xp;
 }
 
@@ -147,13 +292,21 @@ void svcrdma_post_failed(struct svcrdma_xprt *xp,
 }
 
 /*
- * Keepalive.  RDMA has none of its own: a client that dies without a
- * Disconnect leaves our QP happily connected to nobody, holding its
+ * Health.  RDMA has no keepalive of its own: a client that dies without
+ * a Disconnect leaves our QP happily connected to nobody, holding its
  * resources until nfsd ages the transport out many minutes later.  A
  * zero-length RDMA Write every svcrdma_keepalive seconds costs the peer
  * nothing (no buffer, no rkey check) but has to be acknowledged, so a
  * dead peer shows up as a retry-exceeded completion within seconds.
+ *
+ * A live peer can still refuse to acknowledge for ever (unlimited RNR
+ * retries and no receives posted); the probe then queues behind the
+ * stuck Send and never fails.  So the same work also stops a connection
+ * whose send queue holds work but saw no completion for
+ * svcrdma_stall_timeout, whether or not an nfsd thread is waiting on it.
  */
+#define SVCRDMA_HEALTH_TICK	(2 * HZ)
+
 static void svcrdma_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct svcrdma_xprt *xp =
@@ -175,41 +328,47 @@ static void svcrdma_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 	clear_bit(SVCRDMA_F_KA_BUSY, &xp->flags);
 }
 
-static bool svcrdma_sq_tryget(struct svcrdma_xprt *xp)
+static void svcrdma_ka_probe(struct svcrdma_xprt *xp)
 {
-	return atomic_add_unless(&xp->sq_avail, -1, 0);
-}
-
-static void svcrdma_ka_work(struct work_struct *work)
-{
-	struct svcrdma_xprt *xp =
-		container_of(to_delayed_work(work), struct svcrdma_xprt,
-			     keepalive);
 	struct ib_rdma_wr wr = { };
 	int ret;
 
+	xp->ka_last = jiffies;
+	/* Skip a probe rather than wait: a busy queue proves a live peer. */
+	if (test_and_set_bit(SVCRDMA_F_KA_BUSY, &xp->flags))
+		return;
+	if (!svcrdma_sq_tryget(xp, 1)) {
+		clear_bit(SVCRDMA_F_KA_BUSY, &xp->flags);
+		return;
+	}
+	wr.wr.opcode = IB_WR_RDMA_WRITE;
+	wr.wr.wr_cqe = &xp->ka_cqe;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	ret = ib_post_send(xp->qp, &wr.wr, NULL);
+	if (ret) {
+		svcrdma_sq_put(xp, 1);
+		clear_bit(SVCRDMA_F_KA_BUSY, &xp->flags);
+		trace_svcrdma_disconnect(xp, "keepalive post failed", ret);
+		svcrdma_close(xp);
+	}
+}
+
+static void svcrdma_health_work(struct work_struct *work)
+{
+	struct svcrdma_xprt *xp =
+		container_of(to_delayed_work(work), struct svcrdma_xprt,
+			     health);
+
 	if (svc_xprt_is_dead(&xp->xprt))
 		return;
-	/* Skip a tick rather than wait: a busy queue proves a live peer. */
-	if (!test_and_set_bit(SVCRDMA_F_KA_BUSY, &xp->flags)) {
-		if (svcrdma_sq_tryget(xp)) {
-			wr.wr.opcode = IB_WR_RDMA_WRITE;
-			wr.wr.wr_cqe = &xp->ka_cqe;
-			wr.wr.send_flags = IB_SEND_SIGNALED;
-			ret = ib_post_send(xp->qp, &wr.wr, NULL);
-			if (ret) {
-				svcrdma_sq_put(xp, 1);
-				clear_bit(SVCRDMA_F_KA_BUSY, &xp->flags);
-				trace_svcrdma_disconnect(xp, "keepalive post failed",
-							 ret);
-				svcrdma_close(xp);
-				return;
-			}
-		} else {
-			clear_bit(SVCRDMA_F_KA_BUSY, &xp->flags);
-		}
+	if (svcrdma_sq_stalled(xp)) {
+		svcrdma_stop(xp);
+		return;
 	}
-	queue_delayed_work(system_wq, &xp->keepalive, svcrdma_keepalive * HZ);
+	if (svcrdma_keepalive &&
+	    time_after_eq(jiffies, xp->ka_last + svcrdma_keepalive * HZ))
+		svcrdma_ka_probe(xp);
+	queue_delayed_work(system_wq, &xp->health, SVCRDMA_HEALTH_TICK);
 }
 
 /* CONNECT_REQUEST on a listener: queue the new id for xpo_accept. */
@@ -484,11 +643,9 @@ static int svcrdma_conn_setup(struct svcrdma_xprt *xp)
 		return ret;
 	svcrdma_stat_inc(SVCRDMA_STAT_CONNS_ACCEPTED);
 	trace_svcrdma_accept(xp);
-	if (svcrdma_keepalive) {
-		xp->ka_cqe.done = svcrdma_ka_done;
-		queue_delayed_work(system_wq, &xp->keepalive,
-				   svcrdma_keepalive * HZ);
-	}
+	xp->ka_cqe.done = svcrdma_ka_done;
+	xp->ka_last = jiffies;
+	queue_delayed_work(system_wq, &xp->health, SVCRDMA_HEALTH_TICK);
 	return ret;
 }
 
@@ -611,9 +768,9 @@ static void svcrdma_free(struct svc_xprt *xprt)
 	/*
 	 * Undo svcrdma_conn_setup() in reverse; any step may never have
 	 * happened.  Draining first means no completion handler can run
-	 * on a context we free.  The keepalive goes first: it posts.
+	 * on a context we free.  The health work goes first: it posts.
 	 */
-	cancel_delayed_work_sync(&xp->keepalive);
+	cancel_delayed_work_sync(&xp->health);
 	if (xp->qp)
 		ib_drain_qp(xp->qp);
 	svcrdma_recvs_destroy(xp);

@@ -16,7 +16,10 @@
  * with the protocol's error reply or drops the connection; it never stays
  * silent on a header it could not parse, and it keeps serving.
  *
- * Usage: hostile [-v] [-p PORT] [-w MS] SERVER [CASE...]
+ * Cases marked "on request only" run only when named: they hold server
+ * resources for tens of seconds by design.
+ *
+ * Usage: hostile [-v] [-p PORT] [-w MS] [-s MS] SERVER [CASE...]
  * Exit status: 0 when every case passed, 1 otherwise, 2 on usage or
  * setup errors.
  */
@@ -88,6 +91,8 @@ static int verbose;
  * waits this long.
  */
 static int wait_ms = 10000;
+/* How long a stall case waits for the server to give up on it. */
+static int stall_ms = 90000;
 static const char *port = "20049";
 static uint32_t next_xid = 0x4e465200;
 
@@ -237,8 +242,13 @@ static void conn_close(struct conn *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* Connect with RFC 8797 private data, as an honest Linux client would. */
-static int conn_open(struct conn *c, const char *server)
+/*
+ * Connect with RFC 8797 private data, as an honest Linux client would,
+ * asking (as Linux clients do) for unlimited RNR retries.  With
+ * @no_recvs nothing is posted to the receive queue: every reply the
+ * server sends is then refused with RNR NAKs, for ever.
+ */
+static int conn_open(struct conn *c, const char *server, bool no_recvs)
 {
 	struct nfsrdma_wire_cm_pdata pd = {
 		.send_size = HOSTILE_BUF_SIZE,
@@ -294,7 +304,7 @@ static int conn_open(struct conn *c, const char *server)
 	qpa.cap.max_recv_sge = 1;
 	if (rdma_create_qp(c->id, c->pd, &qpa))
 		goto fail;
-	for (i = 0; i < HOSTILE_RECV_DEPTH; i++)
+	for (i = 0; !no_recvs && i < HOSTILE_RECV_DEPTH; i++)
 		if (post_recv(c, i))
 			goto fail;
 
@@ -388,9 +398,9 @@ static int send_raw(struct conn *c, const void *buf, size_t len)
  * arrived).  Returns the union of outcomes seen.
  */
 static int wait_outcome(struct conn *c, uint32_t xid, unsigned int want,
-			unsigned int *replies)
+			unsigned int *replies, int ms)
 {
-	long long deadline = now_ms() + wait_ms;
+	long long deadline = now_ms() + ms;
 	struct ibv_wc wc[16];
 	int seen = 0, n, i;
 
@@ -436,6 +446,7 @@ struct hcase {
 	int allowed;
 	void (*build)(struct msg *m, uint32_t xid);
 	unsigned int burst;	/* 0: send once */
+	bool stall;		/* no receives; on request only */
 };
 
 #define BAD	(OUT_ERR_CHUNK | OUT_CLOSED)
@@ -630,6 +641,8 @@ static const struct hcase cases[] = {
 	{ "credit-flood", "256 calls against 32 credits", OUT_REPLY | OUT_CLOSED,
 	  c_null, HOSTILE_FLOOD },
 	{ "null-after", "a well-formed NULL call after all that", OUT_REPLY, c_null },
+	{ "rnr-stall", "256 calls, unlimited RNR retry, no receives", OUT_CLOSED,
+	  c_null, HOSTILE_FLOOD, true },
 };
 
 static void describe(char *out, size_t size, int set)
@@ -650,10 +663,12 @@ static int run_case(const char *server, const struct hcase *hc)
 	static struct msg m;
 	struct conn c;
 	uint32_t xid = next_xid;
+	long long start;
 	int seen, ok;
 
-	if (conn_open(&c, server))
+	if (conn_open(&c, server, hc->stall))
 		return -1;
+	start = now_ms();
 	for (i = 0; i < n; i++) {
 		memset(&m, 0, sizeof(m));
 		hc->build(&m, next_xid++);
@@ -661,8 +676,13 @@ static int run_case(const char *server, const struct hcase *hc)
 			c.closed = true;
 			break;
 		}
-		/* Keep the send queue from overflowing during a flood. */
-		while (c.sends_out >= HOSTILE_SEND_DEPTH - 1 && !c.closed) {
+		/*
+		 * Keep the send queue from overflowing during a flood; a
+		 * server out of receives may never let it drain.
+		 */
+		while (c.sends_out >= HOSTILE_SEND_DEPTH - 1 && !c.closed &&
+		       now_ms() < start + stall_ms) {
+			cm_poll(&c);
 			struct ibv_wc wc;
 			int got_wc = ibv_poll_cq(c.cq, 1, &wc);
 
@@ -674,7 +694,7 @@ static int run_case(const char *server, const struct hcase *hc)
 				c.closed = true;
 		}
 	}
-	seen = wait_outcome(&c, xid, n, &replies);
+	seen = wait_outcome(&c, xid, n, &replies, hc->stall ? stall_ms : wait_ms);
 	/* A flood passes only if nothing but replies or a close came back. */
 	ok = (seen & ~hc->allowed) == 0;
 	describe(got, sizeof(got), seen);
@@ -683,6 +703,8 @@ static int run_case(const char *server, const struct hcase *hc)
 	       hc->name, hc->what, got, allowed);
 	if (hc->burst)
 		printf(" (%u replies)", replies);
+	if (hc->stall)
+		printf(" (closed after %lld ms)", now_ms() - start);
 	printf("\n");
 	fflush(stdout);
 	conn_close(&c);
@@ -695,7 +717,7 @@ int main(int argc, char **argv)
 	const char *server;
 	size_t i;
 
-	while ((opt = getopt(argc, argv, "vp:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "vp:w:s:")) != -1) {
 		switch (opt) {
 		case 'v':
 			verbose = 1;
@@ -705,6 +727,9 @@ int main(int argc, char **argv)
 			break;
 		case 'w':
 			wait_ms = atoi(optarg);
+			break;
+		case 's':
+			stall_ms = atoi(optarg);
 			break;
 		default:
 			goto usage;
@@ -716,7 +741,7 @@ int main(int argc, char **argv)
 	next_xid ^= (uint32_t)getpid() << 8;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		int j, want = optind >= argc;
+		int j, want = optind >= argc && !cases[i].stall;
 
 		for (j = optind; j < argc; j++)
 			if (!strcmp(argv[j], cases[i].name))
@@ -733,8 +758,9 @@ int main(int argc, char **argv)
 	return failed ? 1 : 0;
 
 usage:
-	fprintf(stderr, "usage: hostile [-v] [-p PORT] [-w MS] SERVER [CASE...]\n");
+	fprintf(stderr, "usage: hostile [-v] [-p PORT] [-w MS] [-s MS] SERVER [CASE...]\n");
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		fprintf(stderr, "  %-18s %s\n", cases[i].name, cases[i].what);
+		fprintf(stderr, "  %-18s %s%s\n", cases[i].name, cases[i].what,
+			cases[i].stall ? " (on request only)" : "");
 	return 2;
 }
