@@ -593,6 +593,20 @@ static u8 *nfsrdma_wire_put_fixed(u8 *p, __be32 xid, u32 vers, u32 credits,
 	return nfsrdma_wire_put(p, proc);
 }
 
+/*
+ * Start one of the small fixed-size Version 1 messages: NULL, writing
+ * nothing, if @buflen cannot hold its @size bytes, else the position
+ * after its fixed part.
+ */
+static u8 *nfsrdma_wire_start_small(void *buf, size_t buflen, size_t size,
+				    __be32 xid, u32 credits, u32 proc)
+{
+	if (buflen < size)
+		return NULL;
+	return nfsrdma_wire_put_fixed(buf, xid, NFSRDMA_WIRE_VERSION, credits,
+				      proc);
+}
+
 /**
  * nfsrdma_wire_encode - validate and serialise a transport header
  * @buf: output buffer
@@ -663,14 +677,14 @@ EXPORT_SYMBOL_GPL(nfsrdma_wire_encode);
 int nfsrdma_wire_encode_err_vers(void *buf, size_t buflen, __be32 xid,
 				 u32 credits, u32 low, u32 high)
 {
-	u8 *p = buf;
+	u8 *p;
 
 	if (low > high)
 		return -EINVAL;
-	if (buflen < NFSRDMA_WIRE_ERR_VERS_SIZE)
+	p = nfsrdma_wire_start_small(buf, buflen, NFSRDMA_WIRE_ERR_VERS_SIZE,
+				     xid, credits, NFSRDMA_WIRE_PROC_ERROR);
+	if (!p)
 		return -EMSGSIZE;
-	p = nfsrdma_wire_put_fixed(p, xid, NFSRDMA_WIRE_VERSION, credits,
-				   NFSRDMA_WIRE_PROC_ERROR);
 	p = nfsrdma_wire_put(p, NFSRDMA_WIRE_ERR_VERS);
 	p = nfsrdma_wire_put(p, low);
 	nfsrdma_wire_put(p, high);
@@ -693,16 +707,47 @@ EXPORT_SYMBOL_GPL(nfsrdma_wire_encode_err_vers);
 int nfsrdma_wire_encode_err_chunk(void *buf, size_t buflen, __be32 xid,
 				  u32 credits)
 {
-	u8 *p = buf;
+	u8 *p = nfsrdma_wire_start_small(buf, buflen,
+					 NFSRDMA_WIRE_ERR_CHUNK_SIZE, xid,
+					 credits, NFSRDMA_WIRE_PROC_ERROR);
 
-	if (buflen < NFSRDMA_WIRE_ERR_CHUNK_SIZE)
+	if (!p)
 		return -EMSGSIZE;
-	p = nfsrdma_wire_put_fixed(p, xid, NFSRDMA_WIRE_VERSION, credits,
-				   NFSRDMA_WIRE_PROC_ERROR);
 	nfsrdma_wire_put(p, NFSRDMA_WIRE_ERR_CHUNK);
 	return NFSRDMA_WIRE_ERR_CHUNK_SIZE;
 }
 EXPORT_SYMBOL_GPL(nfsrdma_wire_encode_err_chunk);
+
+/**
+ * nfsrdma_wire_encode_plain - build an RDMA_MSG header with no chunks
+ * @buf: output buffer
+ * @buflen: size of @buf
+ * @xid: XID of the RPC message that follows inline
+ * @credits: credit value to advertise (a grant, or a request in a
+ *	backward-direction Call)
+ *
+ * For messages that never carry chunks, such as RFC 8167 backward
+ * Calls, without a whole &struct nfsrdma_wire_hdr to fill in.
+ *
+ * Context: any.
+ *
+ * Return: %NFSRDMA_WIRE_MIN_MSG_SIZE, or %-EMSGSIZE with nothing written
+ * if @buflen is too small.
+ */
+int nfsrdma_wire_encode_plain(void *buf, size_t buflen, __be32 xid,
+			      u32 credits)
+{
+	u8 *p = nfsrdma_wire_start_small(buf, buflen, NFSRDMA_WIRE_MIN_MSG_SIZE,
+					 xid, credits, NFSRDMA_WIRE_PROC_MSG);
+
+	if (!p)
+		return -EMSGSIZE;
+	p = nfsrdma_wire_put(p, 0);	/* Read list */
+	p = nfsrdma_wire_put(p, 0);	/* Write list */
+	nfsrdma_wire_put(p, 0);		/* Reply chunk */
+	return NFSRDMA_WIRE_MIN_MSG_SIZE;
+}
+EXPORT_SYMBOL_GPL(nfsrdma_wire_encode_plain);
 
 /**
  * nfsrdma_wire_check_inline - check a header against the inline body length

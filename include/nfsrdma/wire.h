@@ -245,6 +245,8 @@ int nfsrdma_wire_check_inline(const struct nfsrdma_wire_hdr *hdr,
 			      size_t inline_len, enum nfsrdma_wire_dir dir);
 int nfsrdma_wire_encode_err_vers(void *buf, size_t buflen, __be32 xid,
 				 u32 credits, u32 low, u32 high);
+int nfsrdma_wire_encode_plain(void *buf, size_t buflen, __be32 xid,
+			      u32 credits);
 int nfsrdma_wire_encode_err_chunk(void *buf, size_t buflen, __be32 xid,
 				  u32 credits);
 int nfsrdma_wire_decode_cm_pdata(struct nfsrdma_wire_cm_pdata *pd,

@@ -1274,6 +1274,51 @@ static void test_err_vers_encode(void **state)
 	free(buf);
 }
 
+typedef int (*small_encoder)(void *buf, size_t buflen, __be32 xid,
+			     u32 credits);
+
+/*
+ * @enc writes exactly @want (for XID TEST_XID and @credits) into a buffer
+ * that size, refuses every shorter one, and its output decodes; the
+ * decoded header is left in t->d.
+ */
+static void check_small_encoder(struct ctx *t, small_encoder enc,
+				u32 credits, const u8 *want, size_t size)
+{
+	__be32 xid = cpu_to_be32(TEST_XID);
+	size_t len;
+	u8 *buf;
+
+	for (len = 0; len < size; len++) {
+		buf = malloc(len ? len : 1);
+		assert_int_equal(enc(buf, len, xid, credits), -EMSGSIZE);
+		free(buf);
+	}
+	buf = malloc(size);
+	assert_int_equal(enc(buf, size, xid, credits), (int)size);
+	assert_memory_equal(buf, want, size);
+	assert_int_equal(nfsrdma_wire_decode(&t->d, buf, size), 0);
+	assert_int_equal(t->d.hdr_len, size);
+	free(buf);
+}
+
+static void test_plain_encode(void **state)
+{
+	static const u8 want[] = {
+		0xc0, 0xff, 0xee, 0x01, 0x00, 0x00, 0x00, 0x01,
+		0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00,
+	};
+	struct ctx *t = *state;
+
+	check_small_encoder(t, nfsrdma_wire_encode_plain, 5, want,
+			    NFSRDMA_WIRE_MIN_MSG_SIZE);
+	assert_int_equal(t->d.proc, NFSRDMA_WIRE_PROC_MSG);
+	assert_int_equal(t->d.credits, 5);
+	assert_int_equal(t->d.nr_read + t->d.nr_write + t->d.has_reply, 0);
+}
+
 static void test_err_chunk_encode(void **state)
 {
 	static const u8 want[] = {
@@ -1282,25 +1327,10 @@ static void test_err_chunk_encode(void **state)
 		0x00, 0x00, 0x00, 0x02,
 	};
 	struct ctx *t = *state;
-	__be32 xid = cpu_to_be32(TEST_XID);
-	size_t len;
-	u8 *buf;
 
-	for (len = 0; len < sizeof(want); len++) {
-		buf = malloc(len ? len : 1);
-		assert_int_equal(nfsrdma_wire_encode_err_chunk(buf, len, xid, 0),
-				 -EMSGSIZE);
-		free(buf);
-	}
-	buf = malloc(sizeof(want));
-	assert_int_equal(nfsrdma_wire_encode_err_chunk(buf, sizeof(want), xid,
-						       0),
-			 NFSRDMA_WIRE_ERR_CHUNK_SIZE);
-	assert_memory_equal(buf, want, sizeof(want));
-	assert_int_equal(nfsrdma_wire_decode(&t->d, buf, sizeof(want)), 0);
+	check_small_encoder(t, nfsrdma_wire_encode_err_chunk, 0, want,
+			    NFSRDMA_WIRE_ERR_CHUNK_SIZE);
 	assert_int_equal(t->d.err, NFSRDMA_WIRE_ERR_CHUNK);
-	assert_int_equal(t->d.hdr_len, NFSRDMA_WIRE_ERR_CHUNK_SIZE);
-	free(buf);
 }
 
 /* Inline consistency */
@@ -1696,6 +1726,7 @@ int main(int argc, char **argv)
 		T(test_encode_validation),
 		T(test_err_vers_encode),
 		T(test_err_chunk_encode),
+		T(test_plain_encode),
 		T(test_check_inline_call),
 		T(test_check_inline_reply),
 		T(test_pdata_golden),
