@@ -54,9 +54,12 @@ static int __init svcrdma_init(void)
 		return -EINVAL;
 	}
 
-	ret = svcrdma_devices_init();
+	ret = svcrdma_hdr_pool_init();
 	if (ret)
 		return ret;
+	ret = svcrdma_devices_init();
+	if (ret)
+		goto destroy_pool;
 	ret = svc_reg_xprt_class(&svcrdma_class);
 	if (ret == -EEXIST) {
 		pr_err("svcrdma: transport class \"rdma\" is already registered, most likely by the in-tree rpcrdma module; unload it first (modprobe -r rpcrdma)\n");
@@ -85,6 +88,8 @@ unregister_class:
 	svc_unreg_xprt_class(&svcrdma_class);
 unregister_devices:
 	svcrdma_devices_exit();
+destroy_pool:
+	svcrdma_hdr_pool_exit();
 	return ret;
 }
 
@@ -95,6 +100,7 @@ static void __exit svcrdma_exit(void)
 	svcrdma_bc_exit();
 	svc_unreg_xprt_class(&svcrdma_class);
 	svcrdma_devices_exit();
+	svcrdma_hdr_pool_exit();
 }
 
 module_init(svcrdma_init);

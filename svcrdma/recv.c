@@ -17,12 +17,75 @@
 
 #include <linux/slab.h>
 #include <linux/mm.h>
+#include <linux/mempool.h>
 #include <linux/highmem.h>
 #include <linux/sunrpc/svc.h>
 #include <linux/sunrpc/xdr.h>
 
 #include "svcrdma.h"
 #include "trace.h"
+
+/*
+ * Decoded headers.  One is 10.8 KiB, as large as the longest chunk lists
+ * we accept, but only calls being served need one: a connection posts
+ * twice its credits in receives, and embedding a header in each would
+ * pin 2.7 MB per connection before the client had sent anything.  The
+ * pool's reserve lets a call always get one, if need be once another
+ * call is released.
+ */
+#define SVCRDMA_HDR_RESERVE	16
+static mempool_t *svcrdma_hdr_pool;
+
+/**
+ * svcrdma_hdr_alloc - a decoded-header buffer for a call being served
+ *
+ * Context: nfsd thread; may sleep until another call's header is freed.
+ *
+ * Return: the buffer; never NULL.
+ */
+struct nfsrdma_wire_hdr *svcrdma_hdr_alloc(void)
+{
+	svcrdma_mem_add(sizeof(struct nfsrdma_wire_hdr));
+	return mempool_alloc(svcrdma_hdr_pool, GFP_KERNEL);
+}
+
+/**
+ * svcrdma_hdr_free - give back a buffer from svcrdma_hdr_alloc()
+ * @hdr: the buffer, or NULL
+ *
+ * Context: process.
+ */
+void svcrdma_hdr_free(struct nfsrdma_wire_hdr *hdr)
+{
+	if (!hdr)
+		return;
+	mempool_free(hdr, svcrdma_hdr_pool);
+	svcrdma_mem_sub(sizeof(*hdr));
+}
+
+/**
+ * svcrdma_hdr_pool_init - create the decoded-header pool
+ *
+ * Context: module init.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int svcrdma_hdr_pool_init(void)
+{
+	svcrdma_hdr_pool = mempool_create_kmalloc_pool(SVCRDMA_HDR_RESERVE,
+					sizeof(struct nfsrdma_wire_hdr));
+	return svcrdma_hdr_pool ? 0 : -ENOMEM;
+}
+
+/**
+ * svcrdma_hdr_pool_exit - destroy the decoded-header pool
+ *
+ * Context: module exit, after every transport is freed.
+ */
+void svcrdma_hdr_pool_exit(void)
+{
+	mempool_destroy(svcrdma_hdr_pool);
+}
 
 static void svcrdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -63,6 +126,7 @@ static int svcrdma_recv_post(struct svcrdma_recv_ctxt *rc)
 static void svcrdma_recv_free(struct svcrdma_xprt *xp,
 			      struct svcrdma_recv_ctxt *rc)
 {
+	svcrdma_hdr_free(rc->hdr);
 	ib_dma_unmap_single(xp->dev, rc->sge.addr, xp->recv_size,
 			    DMA_FROM_DEVICE);
 	kfree(rc->buf);
@@ -346,7 +410,7 @@ static void svcrdma_count_reads(const struct nfsrdma_wire_hdr *hdr)
 static int svcrdma_build_call(struct svc_rqst *rqstp, struct svcrdma_xprt *xp,
 			      struct svcrdma_recv_ctxt *rc)
 {
-	const struct nfsrdma_wire_hdr *hdr = &rc->hdr;
+	const struct nfsrdma_wire_hdr *hdr = rc->hdr;
 	const u8 *inl = (const u8 *)rc->buf + hdr->hdr_len;
 	u32 inl_len = rc->byte_len - hdr->hdr_len;
 	/* Leave at least one page for the reply. */
@@ -410,7 +474,7 @@ out:
  */
 static bool svcrdma_is_bc_reply(const struct svcrdma_recv_ctxt *rc)
 {
-	const struct nfsrdma_wire_hdr *hdr = &rc->hdr;
+	const struct nfsrdma_wire_hdr *hdr = rc->hdr;
 	__be32 dir;
 
 	if (hdr->proc != NFSRDMA_WIRE_PROC_MSG ||
@@ -456,8 +520,9 @@ int svcrdma_recvfrom(struct svc_rqst *rqstp)
 	}
 	/*
 	 * From here on svc_xprt_release() reposts @rc and gives back the
-	 * hold via xpo_release_ctxt.
+	 * hold and the decoded header via xpo_release_ctxt.
 	 */
+	rc->hdr = svcrdma_hdr_alloc();
 	rqstp->rq_xprt_ctxt = rc;
 	rc->nr_payloads = 0;
 	/*
@@ -466,7 +531,7 @@ int svcrdma_recvfrom(struct svc_rqst *rqstp)
 	 * xpo_secure_port, which says the same).
 	 */
 	set_bit(RQ_SECURE, &rqstp->rq_flags);
-	hdr = &rc->hdr;
+	hdr = rc->hdr;
 
 	ib_dma_sync_single_for_cpu(xp->dev, rc->sge.addr, rc->byte_len,
 				   DMA_FROM_DEVICE);
@@ -556,6 +621,8 @@ void svcrdma_release_ctxt(struct svc_xprt *xprt, void *ctxt)
 
 	if (!rc)
 		return;
+	svcrdma_hdr_free(rc->hdr);
+	rc->hdr = NULL;
 	/* On a dead QP this just completes with a flush error. */
 	if (svcrdma_recv_post(rc))
 		svc_xprt_deferred_close(xprt);

@@ -223,6 +223,7 @@ static void svcrdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
  */
 int svcrdma_rw_read_wait(struct svcrdma_xprt *xp, struct svcrdma_rw_set *set)
 {
+	unsigned long posted;
 	const struct ib_send_wr *bad;
 	struct ib_send_wr *first;
 	int ret;
@@ -232,13 +233,14 @@ int svcrdma_rw_read_wait(struct svcrdma_xprt *xp, struct svcrdma_rw_set *set)
 		return ret;
 	set->cqe.done = svcrdma_read_done;
 	first = svcrdma_rw_chain(xp, set, NULL);
+	posted = jiffies;
 	ret = ib_post_send(xp->qp, first, &bad);
 	if (ret) {
 		svcrdma_post_failed(xp, first, bad);
 		svcrdma_sq_put(xp, set->nr_wrs);
 		return -ENOTCONN;
 	}
-	svcrdma_wait_wr(xp, &set->done);
+	svcrdma_wait_wr(xp, &set->done, posted);
 	svcrdma_sq_put(xp, set->nr_wrs);
 	return set->status == IB_WC_SUCCESS ? 0 : -ENOTCONN;
 }

@@ -36,6 +36,7 @@ static void svcrdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct svcrdma_xprt *xp = sc->xp;
 
 	sc->status = wc->status;
+	WRITE_ONCE(sc->inflight, false);
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR) {
 			pr_warn_ratelimited("svcrdma: send to %s failed: %s\n",
@@ -214,8 +215,13 @@ static int svcrdma_post_send(struct svcrdma_xprt *xp,
 	first = &sc->wr;
 	if (set && set->nr_wrs)
 		first = svcrdma_rw_chain(xp, set, &sc->wr);
+	WRITE_ONCE(sc->posted, jiffies);
+	/* Pairs with the smp_rmb() in svcrdma_sq_stalled(). */
+	smp_wmb();
+	WRITE_ONCE(sc->inflight, true);
 	ret = ib_post_send(xp->qp, first, &bad);
 	if (ret) {
+		WRITE_ONCE(sc->inflight, false);
 		svcrdma_post_failed(xp, first, bad);
 		svcrdma_sq_put(xp, nr);
 		ret = -ENOTCONN;
@@ -223,7 +229,7 @@ static int svcrdma_post_send(struct svcrdma_xprt *xp,
 	}
 	if (async)
 		return 0;
-	svcrdma_wait_wr(xp, &sc->done);
+	svcrdma_wait_wr(xp, &sc->done, sc->posted);
 	svcrdma_sq_put(xp, nr);
 	return sc->status == IB_WC_SUCCESS ? 0 : -ENOTCONN;
 
@@ -305,21 +311,13 @@ int svcrdma_send_bc_call(struct svcrdma_xprt *xp, __be32 xid,
 			 const struct xdr_buf *xdr)
 {
 	struct svcrdma_send_ctxt *sc;
-	struct nfsrdma_wire_hdr *hdr;
 	int hlen;
 
 	sc = svcrdma_send_get(xp);
 	if (!sc)
 		return -ENOTCONN;
-	hdr = &sc->hdr;
-	hdr->xid = xid;
-	hdr->vers = NFSRDMA_WIRE_VERSION;
-	hdr->credits = xp->credits;
-	hdr->proc = NFSRDMA_WIRE_PROC_MSG;
-	hdr->nr_read = 0;
-	hdr->nr_write = 0;
-	hdr->has_reply = false;
-	hlen = nfsrdma_wire_encode(sc->buf, xp->inline_send, hdr);
+	hlen = nfsrdma_wire_encode_plain(sc->buf, xp->inline_send, xid,
+					 xp->credits);
 	if (hlen < 0 || xdr->len > xp->inline_send - hlen ||
 	    read_bytes_from_xdr_buf(xdr, 0, (u8 *)sc->buf + hlen, xdr->len)) {
 		svcrdma_send_put(xp, sc);
@@ -346,7 +344,7 @@ int svcrdma_result_payload(struct svc_rqst *rqstp, unsigned int offset,
 {
 	struct svcrdma_recv_ctxt *rc = rqstp->rq_xprt_ctxt;
 
-	if (!rc || rc->nr_payloads >= rc->hdr.nr_write ||
+	if (!rc || rc->nr_payloads >= rc->hdr->nr_write ||
 	    rc->nr_payloads >= ARRAY_SIZE(rc->payloads))
 		return 0;
 	rc->payloads[rc->nr_payloads].offset = offset;
@@ -356,32 +354,28 @@ int svcrdma_result_payload(struct svc_rqst *rqstp, unsigned int offset,
 }
 
 /*
- * A cursor over the segments of one chunk in the reply header being built.
- * Writing advances it; each segment's length becomes the bytes written.
+ * A cursor over the segments of one chunk.  The reply header is built in
+ * the call's decoded header, in place: a reply names the same chunks and
+ * segments as the call, with each length cut to the bytes written.  So
+ * the cursor reads a segment's offered length before it overwrites it,
+ * and svcrdma_cursor_finish() reports the rest.
  */
 struct svcrdma_chunk_cursor {
-	struct nfsrdma_wire_seg *segs;	/* in the reply header */
-	const struct nfsrdma_wire_seg *offered;	/* from the call */
+	struct nfsrdma_wire_seg *segs;
 	u32 nr;
 	u32 idx;
+	u32 cap;			/* offered length of segs[idx] */
 	u32 used;			/* bytes written into segs[idx] */
 };
 
 static void svcrdma_cursor_init(struct svcrdma_chunk_cursor *cur,
-				struct nfsrdma_wire_seg *segs,
-				const struct nfsrdma_wire_seg *offered, u32 nr)
+				struct nfsrdma_wire_seg *segs, u32 nr)
 {
-	u32 i;
-
 	cur->segs = segs;
-	cur->offered = offered;
 	cur->nr = nr;
 	cur->idx = 0;
 	cur->used = 0;
-	for (i = 0; i < nr; i++) {
-		segs[i] = offered[i];
-		segs[i].length = 0;
-	}
+	cur->cap = nr ? segs[0].length : 0;
 }
 
 /* RDMA Write bytes [off, off + len) of @xdr through the chunk cursor. */
@@ -398,23 +392,37 @@ static int svcrdma_cursor_write(struct svcrdma_xprt *xp,
 
 		if (cur->idx >= cur->nr)
 			return -E2BIG;	/* the client offered too little */
-		seg = &cur->offered[cur->idx];
-		if (cur->used == seg->length) {
+		if (cur->used == cur->cap) {
+			/* Full: its length already says so. */
 			cur->idx++;
 			cur->used = 0;
+			cur->cap = cur->idx < cur->nr ?
+				   cur->segs[cur->idx].length : 0;
 			continue;
 		}
-		n = min(len, seg->length - cur->used);
+		seg = &cur->segs[cur->idx];
+		n = min(len, cur->cap - cur->used);
 		ret = svcrdma_rw_add(xp, set, xdr, off, n, seg->handle,
 				     seg->offset + cur->used);
 		if (ret)
 			return ret;
 		cur->used += n;
-		cur->segs[cur->idx].length = cur->used;
 		off += n;
 		len -= n;
 	}
 	return 0;
+}
+
+/* Every segment from the cursor on carries what was written into it. */
+static void svcrdma_cursor_finish(struct svcrdma_chunk_cursor *cur)
+{
+	u32 i;
+
+	if (cur->idx >= cur->nr)
+		return;
+	cur->segs[cur->idx].length = cur->used;
+	for (i = cur->idx + 1; i < cur->nr; i++)
+		cur->segs[i].length = 0;
 }
 
 /* Byte ranges of rq_res that the reply keeps after Write chunk removal. */
@@ -471,22 +479,24 @@ struct svcrdma_reply_info {
 };
 
 /*
- * Fill in the reply header and the Writes for every Write chunk, then
- * decide inline versus Reply chunk.  Returns the Send length, or
- * -E2BIG/-EINVAL when the client's chunks cannot carry this reply.
+ * Turn the call's header into the reply's and queue the Writes for every
+ * Write chunk, then decide inline versus Reply chunk.  The call's chunk
+ * lists are consumed: callers take what they need from them first.
+ * Returns the Send length, or -E2BIG/-EINVAL when the client's chunks
+ * cannot carry this reply.
  */
 static int svcrdma_build_reply(struct svcrdma_xprt *xp,
 			       struct svcrdma_send_ctxt *sc,
 			       struct svcrdma_rw_set *set,
-			       const struct svcrdma_recv_ctxt *rc,
+			       struct svcrdma_recv_ctxt *rc,
 			       const struct xdr_buf *xdr,
 			       struct svcrdma_reply_info *ri)
 {
-	const struct nfsrdma_wire_hdr *call = &rc->hdr;
-	struct nfsrdma_wire_hdr *rep = &sc->hdr;
+	struct nfsrdma_wire_hdr *rep = rc->hdr;
+	bool reply_offered = rep->has_reply;
 	struct svcrdma_chunk_cursor cur;
 	struct svcrdma_pieces pc;
-	unsigned int i, nseg = 0;
+	unsigned int i;
 	int hlen, ret;
 
 	memset(ri, 0, sizeof(*ri));
@@ -494,22 +504,15 @@ static int svcrdma_build_reply(struct svcrdma_xprt *xp,
 	if (ret)
 		return ret;
 
-	rep->xid = call->xid;
 	rep->vers = NFSRDMA_WIRE_VERSION;
 	rep->credits = xp->credits;
 	rep->proc = NFSRDMA_WIRE_PROC_MSG;
 	rep->nr_read = 0;
 	rep->has_reply = false;
-	rep->nr_write = call->nr_write;
-	for (i = 0; i < call->nr_write; i++) {
-		const struct nfsrdma_wire_chunk *wc = &call->write[i];
+	for (i = 0; i < rep->nr_write; i++) {
+		struct nfsrdma_wire_chunk *wc = &rep->write[i];
 
-		rep->write[i].first = nseg;
-		rep->write[i].nr_segs = wc->nr_segs;
-		svcrdma_cursor_init(&cur, &rep->segs[nseg],
-				    nfsrdma_wire_chunk_segs(call, wc),
-				    wc->nr_segs);
-		nseg += wc->nr_segs;
+		svcrdma_cursor_init(&cur, &rep->segs[wc->first], wc->nr_segs);
 		if (i < rc->nr_payloads) {
 			ret = svcrdma_cursor_write(xp, set, &cur, xdr,
 						   rc->payloads[i].offset,
@@ -521,6 +524,7 @@ static int svcrdma_build_reply(struct svcrdma_xprt *xp,
 				ri->write_bytes += rc->payloads[i].length;
 			}
 		}
+		svcrdma_cursor_finish(&cur);
 	}
 
 	hlen = nfsrdma_wire_hdr_size(rep);
@@ -545,15 +549,12 @@ static int svcrdma_build_reply(struct svcrdma_xprt *xp,
 		return hlen + pc.total;
 	}
 
-	if (!call->has_reply)
+	if (!reply_offered)
 		return -E2BIG;
 	rep->proc = NFSRDMA_WIRE_PROC_NOMSG;
 	rep->has_reply = true;
-	rep->reply.first = nseg;
-	rep->reply.nr_segs = call->reply.nr_segs;
-	svcrdma_cursor_init(&cur, &rep->segs[nseg],
-			    nfsrdma_wire_chunk_segs(call, &call->reply),
-			    call->reply.nr_segs);
+	svcrdma_cursor_init(&cur, &rep->segs[rep->reply.first],
+			    rep->reply.nr_segs);
 	for (i = 0; i < pc.nr; i++) {
 		if (!pc.p[i].len)
 			continue;
@@ -562,6 +563,7 @@ static int svcrdma_build_reply(struct svcrdma_xprt *xp,
 		if (ret)
 			return ret;
 	}
+	svcrdma_cursor_finish(&cur);
 	if (set->nr_wrs >= xp->sq_depth)
 		return -E2BIG;
 	ri->reply_bytes = pc.total;
@@ -590,7 +592,7 @@ static bool svcrdma_same_key(u32 *key, bool *seen, u32 handle)
 static u32 svcrdma_inv_rkey(const struct svcrdma_xprt *xp,
 			    const struct svcrdma_recv_ctxt *rc)
 {
-	const struct nfsrdma_wire_hdr *call = &rc->hdr;
+	const struct nfsrdma_wire_hdr *call = rc->hdr;
 	const struct nfsrdma_wire_seg *seg;
 	bool seen = false;
 	u32 key = 0, i, j;
@@ -661,6 +663,8 @@ int svcrdma_sendto(struct svc_rqst *rqstp)
 	if (!sc)
 		return -ENOTCONN;
 
+	/* Before the call's chunk lists become the reply's. */
+	inv_rkey = svcrdma_inv_rkey(xp, rc);
 	svcrdma_rw_init(&set, DMA_TO_DEVICE);
 	len = svcrdma_build_reply(xp, sc, &set, rc, xdr, &ri);
 	if (len < 0) {
@@ -668,9 +672,9 @@ int svcrdma_sendto(struct svc_rqst *rqstp)
 		if (len == -E2BIG || len == -EINVAL) {
 			pr_warn_ratelimited("svcrdma: reply to %s (xid 0x%08x) does not fit its chunks\n",
 					    xprt->xpt_remotebuf,
-					    be32_to_cpu(rc->hdr.xid));
+					    be32_to_cpu(rc->hdr->xid));
 			/* The post consumes @sc whatever it returns. */
-			if (!svcrdma_post_error(xp, sc, rc->hdr.xid, len,
+			if (!svcrdma_post_error(xp, sc, rc->hdr->xid, len,
 						"reply"))
 				return -ENOTCONN;
 		} else {
@@ -683,13 +687,12 @@ int svcrdma_sendto(struct svc_rqst *rqstp)
 		 * retransmit.
 		 */
 		pr_warn_ratelimited("svcrdma: cannot build the reply to %s (xid 0x%08x, %d); closing the connection\n",
-				    xprt->xpt_remotebuf, be32_to_cpu(rc->hdr.xid),
+				    xprt->xpt_remotebuf, be32_to_cpu(rc->hdr->xid),
 				    len);
 		svc_xprt_deferred_close(xprt);
 		return -ENOTCONN;
 	}
 
-	inv_rkey = svcrdma_inv_rkey(xp, rc);
 	/* An inline reply was copied out of nfsd's pages: no need to wait. */
 	if (!set.nr_wrs) {
 		ret = svcrdma_post_send(xp, sc, len, NULL, inv_rkey, true);
@@ -700,6 +703,6 @@ int svcrdma_sendto(struct svc_rqst *rqstp)
 	}
 	if (ret)
 		return ret;
-	svcrdma_reply_account(xp, rc->hdr.xid, &ri, inv_rkey);
+	svcrdma_reply_account(xp, rc->hdr->xid, &ri, inv_rkey);
 	return xdr->len;
 }

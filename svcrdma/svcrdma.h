@@ -60,7 +60,9 @@ enum svcrdma_stat {
 	SVCRDMA_STAT_THROTTLED,
 	SVCRDMA_STAT_WC_ERRORS,
 	SVCRDMA_STAT_CONNS_ACCEPTED,
+	SVCRDMA_STAT_REQUESTS_REFUSED,
 	/* gauges from here on */
+	SVCRDMA_STAT_REQUESTS_PENDING,
 	SVCRDMA_STAT_CONNS_ACTIVE,
 	SVCRDMA_STAT_CREDITS_IN_USE,
 	SVCRDMA_STAT_RECV_CTXTS,
@@ -78,6 +80,7 @@ enum svcrdma_stat {
  * @accept_node: link on the listener's @accept_q until accepted
  * @accept_lock: protects @accept_q and the listener's XPT_CONN bit
  * @accept_q: connection requests waiting for xpo_accept (listener only)
+ * @nr_pending: entries on @accept_q
  * @dev_node: link on svcrdma_conns while verbs resources exist
  * @peer: the client's RFC 8797 private data, or the defaults
  * @ord: RDMA Reads the client lets us have outstanding (from its CM REQ)
@@ -106,10 +109,8 @@ enum svcrdma_stat {
  * @sq_depth: send queue slots in all; a chain needing more is refused
  * @sq_avail: send queue slots not in use
  * @sq_wait: threads waiting for send queue slots
- * @sq_progress: jiffies of the last send queue completion, or of the
- *	post that found the queue idle
  * @health: periodic stall check and dead-peer probe
- * @ka_last: jiffies of the last probe
+ * @ka_last: jiffies when the last probe was posted
  * @ka_cqe: completion entry of the probe (a zero-length RDMA Write)
  */
 struct svcrdma_xprt {
@@ -121,6 +122,7 @@ struct svcrdma_xprt {
 	struct list_head	accept_node;
 	spinlock_t		accept_lock;
 	struct list_head	accept_q;
+	unsigned int		nr_pending;
 
 	struct list_head	dev_node;
 	struct nfsrdma_wire_cm_pdata peer;
@@ -154,7 +156,6 @@ struct svcrdma_xprt {
 	u32			sq_depth;
 	atomic_t		sq_avail;
 	wait_queue_head_t	sq_wait;
-	unsigned long		sq_progress;
 
 	struct delayed_work	health;
 	unsigned long		ka_last;
@@ -182,8 +183,10 @@ struct svcrdma_payload {
  * @byte_len: bytes the last completion delivered
  * @nr_payloads: entries used in @payloads
  * @payloads: DDP-eligible results, matched in order to Write chunks
- * @hdr: the decoded transport header; kept until the reply is sent
- *	because the reply needs the call's Write list and Reply chunk
+ * @hdr: the decoded transport header, from svcrdma_hdr_alloc() while
+ *	the call is being served (NULL while the buffer is posted); kept
+ *	until the reply is sent because the reply needs the call's Write
+ *	list and Reply chunk, and then rewritten in place into the reply's
  */
 struct svcrdma_recv_ctxt {
 	struct list_head	node;
@@ -195,7 +198,7 @@ struct svcrdma_recv_ctxt {
 	u32			byte_len;
 	unsigned int		nr_payloads;
 	struct svcrdma_payload	payloads[NFSRDMA_WIRE_MAX_WRITE_CHUNKS];
-	struct nfsrdma_wire_hdr	hdr;
+	struct nfsrdma_wire_hdr	*hdr;
 };
 
 /**
@@ -208,9 +211,10 @@ struct svcrdma_recv_ctxt {
  * @done: completed by the Send's completion handler
  * @status: work completion status of the Send
  * @async: nobody waits; the completion handler recycles the context
+ * @inflight: the Send is posted and has not completed
+ * @posted: jiffies when it was posted, meaningful with @inflight
  * @sq_slots: send queue slots the post reserved, returned on completion
  * @buf: the send buffer, @xp->inline_send bytes, DMA-mapped for its life
- * @hdr: scratch space for the reply's transport header
  */
 struct svcrdma_send_ctxt {
 	struct list_head	node;
@@ -221,9 +225,10 @@ struct svcrdma_send_ctxt {
 	struct completion	done;
 	enum ib_wc_status	status;
 	bool			async;
+	bool			inflight;
+	unsigned long		posted;
 	unsigned int		sq_slots;
 	void			*buf;
-	struct nfsrdma_wire_hdr	hdr;
 };
 
 /**
@@ -309,11 +314,16 @@ void svcrdma_post_failed(struct svcrdma_xprt *xp,
 /* How long a waiter sleeps before it looks at the send queue again. */
 #define SVCRDMA_WAIT_TICK	HZ
 void svcrdma_stall_check(struct svcrdma_xprt *xp);
-void svcrdma_wait_wr(struct svcrdma_xprt *xp, struct completion *done);
+void svcrdma_wait_wr(struct svcrdma_xprt *xp, struct completion *done,
+		     unsigned long posted);
 bool svcrdma_hold(struct svcrdma_xprt *xp, const struct svc_rqst *rqstp);
 void svcrdma_unhold(struct svcrdma_xprt *xp);
 
 /* recv.c */
+struct nfsrdma_wire_hdr *svcrdma_hdr_alloc(void);
+void svcrdma_hdr_free(struct nfsrdma_wire_hdr *hdr);
+int svcrdma_hdr_pool_init(void);
+void svcrdma_hdr_pool_exit(void);
 int svcrdma_recvs_create(struct svcrdma_xprt *xp);
 void svcrdma_recvs_destroy(struct svcrdma_xprt *xp);
 int svcrdma_recvfrom(struct svc_rqst *rqstp);

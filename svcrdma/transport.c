@@ -33,17 +33,6 @@ static LIST_HEAD(svcrdma_conns);
 static DEFINE_SPINLOCK(svcrdma_conns_lock);
 static DECLARE_WAIT_QUEUE_HEAD(svcrdma_conns_wait);
 
-/*
- * Note that the send queue made progress.  Only a completion, or a post
- * that finds the queue idle, counts: a queue that holds work and sees no
- * completion for svcrdma_stall_timeout has a peer that stopped
- * acknowledging, and everything behind its oldest work request waits.
- */
-static void svcrdma_sq_touch(struct svcrdma_xprt *xp)
-{
-	WRITE_ONCE(xp->sq_progress, jiffies);
-}
-
 /* Take @n slots if they are free; false if not. */
 static bool svcrdma_sq_tryget(struct svcrdma_xprt *xp, unsigned int n)
 {
@@ -53,16 +42,45 @@ static bool svcrdma_sq_tryget(struct svcrdma_xprt *xp, unsigned int n)
 		if (avail < (int)n)
 			return false;
 	} while (!atomic_try_cmpxchg(&xp->sq_avail, &avail, avail - n));
-	if (avail == (int)xp->sq_depth)
-		svcrdma_sq_touch(xp);
 	return true;
 }
 
+/* Posted at @posted and still not complete after the stall timeout? */
+static bool svcrdma_overdue(unsigned long posted)
+{
+	return time_after(jiffies, posted + svcrdma_stall_timeout * HZ);
+}
+
+/*
+ * Liveness is judged by the age of the oldest work request still
+ * outstanding, not by whether anything completed lately: a peer that
+ * lets one Send through now and then would otherwise keep a queue of
+ * stalled replies, and the threads behind them, alive for ever.  Every
+ * signaled work request on the send queue is a Send (each in a send
+ * context), the keepalive probe, or an RDMA Read chain, whose waiter
+ * checks its own age in svcrdma_wait_wr().
+ */
 static bool svcrdma_sq_stalled(struct svcrdma_xprt *xp)
 {
-	return atomic_read(&xp->sq_avail) < (int)xp->sq_depth &&
-		time_after(jiffies, READ_ONCE(xp->sq_progress) +
-			   svcrdma_stall_timeout * HZ);
+	unsigned int i;
+
+	if (test_bit(SVCRDMA_F_KA_BUSY, &xp->flags)) {
+		/* Pairs with the barrier in svcrdma_ka_probe(). */
+		smp_rmb();
+		if (svcrdma_overdue(READ_ONCE(xp->ka_last)))
+			return true;
+	}
+	for (i = 0; i < xp->nr_sends; i++) {
+		const struct svcrdma_send_ctxt *sc = xp->sends[i];
+
+		if (!READ_ONCE(sc->inflight))
+			continue;
+		/* Pairs with the smp_wmb() in svcrdma_post_send(). */
+		smp_rmb();
+		if (svcrdma_overdue(READ_ONCE(sc->posted)))
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -80,13 +98,16 @@ static void svcrdma_stop(struct svcrdma_xprt *xp)
 
 	if (test_and_set_bit(SVCRDMA_F_STOPPED, &xp->flags))
 		return;
-	pr_warn_ratelimited("svcrdma: %s acknowledged nothing for %u s, closing\n",
+	pr_warn_ratelimited("svcrdma: %s left a work request unacknowledged for %u s, closing\n",
 			    xp->xprt.xpt_remotebuf, svcrdma_stall_timeout);
 	svcrdma_stat_inc(SVCRDMA_STAT_STALL_CLOSES);
 	trace_svcrdma_disconnect(xp, "send queue stalled", 0);
-	if (ib_modify_qp(xp->qp, &attr, IB_QP_STATE))
-		pr_warn_ratelimited("svcrdma: cannot stop the QP of %s\n",
+	if (ib_modify_qp(xp->qp, &attr, IB_QP_STATE)) {
+		/* The CM's disconnect moves the QP to Error its own way. */
+		pr_warn_ratelimited("svcrdma: cannot stop the QP of %s, disconnecting\n",
 				    xp->xprt.xpt_remotebuf);
+		rdma_disconnect(xp->cm_id);
+	}
 	svc_xprt_deferred_close(&xp->xprt);
 	wake_up_all(&xp->send_wait);
 	wake_up_all(&xp->sq_wait);
@@ -112,20 +133,26 @@ void svcrdma_stall_check(struct svcrdma_xprt *xp)
  * svcrdma_wait_wr - wait for a posted work request to complete
  * @xp: connection it was posted on
  * @done: completed by the work request's done handler
+ * @posted: jiffies when it was posted
  *
  * The wait ends when the work request completes, successfully or not.
- * If the send queue stalls meanwhile, the QP is moved to Error, which
- * flushes the work request, so the wait is bounded by
- * svcrdma_stall_timeout plus the flush.  The caller's memory stays
+ * If it, or anything ahead of it, stays outstanding for
+ * svcrdma_stall_timeout, the QP is moved to Error, which flushes it, so
+ * the wait is bounded by the stall timeout, a tick and the flush.  The caller's memory stays
  * mapped until then: returning before the completion could let the
  * device touch pages nfsd has reused.
  *
  * Context: process; sleeps.
  */
-void svcrdma_wait_wr(struct svcrdma_xprt *xp, struct completion *done)
+void svcrdma_wait_wr(struct svcrdma_xprt *xp, struct completion *done,
+		     unsigned long posted)
 {
-	while (!wait_for_completion_timeout(done, SVCRDMA_WAIT_TICK))
-		svcrdma_stall_check(xp);
+	while (!wait_for_completion_timeout(done, SVCRDMA_WAIT_TICK)) {
+		if (svcrdma_overdue(posted))
+			svcrdma_stop(xp);
+		else
+			svcrdma_stall_check(xp);
+	}
 }
 
 /**
@@ -165,7 +192,6 @@ int svcrdma_sq_get(struct svcrdma_xprt *xp, unsigned int n)
  */
 void svcrdma_sq_put(struct svcrdma_xprt *xp, unsigned int n)
 {
-	svcrdma_sq_touch(xp);
 	atomic_add(n, &xp->sq_avail);
 	wake_up(&xp->sq_wait);
 }
@@ -175,12 +201,13 @@ void svcrdma_sq_put(struct svcrdma_xprt *xp, unsigned int n)
  * @xp: connection
  * @rqstp: the thread asking
  *
- * One connection may hold at most half the server's threads (at least
- * one) at a time.  A call can block its thread in our transport until
- * the peer acknowledges the reply, and a peer that never does could
- * otherwise take every thread of the server before the stall is noticed.
- * When the share is used up the transport is parked: XPT_DATA is cleared
- * so no thread spins on it, and svcrdma_unhold() re-arms it.
+ * One connection may hold at most three quarters of the server's threads
+ * (leaving at least one, if there are two) at a time.  A call can block
+ * its thread in our transport until the peer acknowledges the reply, and
+ * a peer that never does could otherwise take every thread of the server
+ * before the stall is noticed.  When the share is used up the transport
+ * is parked: XPT_DATA is cleared so no thread spins on it, and
+ * svcrdma_unhold() re-arms it.
  *
  * Context: nfsd thread, in xpo_recvfrom.
  *
@@ -189,20 +216,27 @@ void svcrdma_sq_put(struct svcrdma_xprt *xp, unsigned int n)
  */
 bool svcrdma_hold(struct svcrdma_xprt *xp, const struct svc_rqst *rqstp)
 {
-	int share = max(1U, rqstp->rq_server->sv_nrthreads / 2);
+	unsigned int threads = READ_ONCE(rqstp->rq_server->sv_nrthreads);
+	int share = max(1U, threads - max(1U, threads / 4));
 
 	if (atomic_inc_return(&xp->held) <= share)
 		return true;
 	atomic_dec(&xp->held);
-	set_bit(SVCRDMA_F_THROTTLED, &xp->flags);
+	/*
+	 * XPT_DATA is cleared before THROTTLED is published: an unhold that
+	 * sees THROTTLED then sets XPT_DATA after our clear, and one that
+	 * does not see it released its call before our re-check below.
+	 */
 	clear_bit(XPT_DATA, &xp->xprt.xpt_flags);
+	smp_mb__before_atomic();
+	set_bit(SVCRDMA_F_THROTTLED, &xp->flags);
 	smp_mb__after_atomic();
-	/* A release may have slipped in before the flag was visible. */
-	if (atomic_read(&xp->held) < share &&
-	    test_and_clear_bit(SVCRDMA_F_THROTTLED, &xp->flags))
+	if (atomic_read(&xp->held) < share) {
+		clear_bit(SVCRDMA_F_THROTTLED, &xp->flags);
 		set_bit(XPT_DATA, &xp->xprt.xpt_flags);
-	else
+	} else {
 		svcrdma_stat_inc(SVCRDMA_STAT_THROTTLED);
+	}
 	return false;
 }
 
@@ -210,7 +244,8 @@ bool svcrdma_hold(struct svcrdma_xprt *xp, const struct svc_rqst *rqstp)
  * svcrdma_unhold - give back a call taken with svcrdma_hold()
  * @xp: connection
  *
- * Context: nfsd thread (xpo_release_ctxt).
+ * Context: process: an nfsd thread releasing the call, or whoever drops
+ * a deferred request.
  */
 void svcrdma_unhold(struct svcrdma_xprt *xp)
 {
@@ -291,6 +326,7 @@ void svcrdma_post_failed(struct svcrdma_xprt *xp,
 	svcrdma_close(xp);
 }
 
+
 /*
  * Health.  RDMA has no keepalive of its own: a client that dies without
  * a Disconnect leaves our QP happily connected to nobody, holding its
@@ -302,8 +338,8 @@ void svcrdma_post_failed(struct svcrdma_xprt *xp,
  * A live peer can still refuse to acknowledge for ever (unlimited RNR
  * retries and no receives posted); the probe then queues behind the
  * stuck Send and never fails.  So the same work also stops a connection
- * whose send queue holds work but saw no completion for
- * svcrdma_stall_timeout, whether or not an nfsd thread is waiting on it.
+ * with a work request outstanding for svcrdma_stall_timeout, whether or
+ * not an nfsd thread is waiting on it.
  */
 #define SVCRDMA_HEALTH_TICK	(2 * HZ)
 
@@ -333,10 +369,20 @@ static void svcrdma_ka_probe(struct svcrdma_xprt *xp)
 	struct ib_rdma_wr wr = { };
 	int ret;
 
-	xp->ka_last = jiffies;
-	/* Skip a probe rather than wait: a busy queue proves a live peer. */
-	if (test_and_set_bit(SVCRDMA_F_KA_BUSY, &xp->flags))
+	/*
+	 * Skip a probe rather than wait (the next tick tries again): a full
+	 * queue or a probe still out needs no new one, and the stall check
+	 * catches a queue that never drains.
+	 */
+	if (test_bit(SVCRDMA_F_KA_BUSY, &xp->flags))
 		return;
+	/*
+	 * Only this work item sets KA_BUSY, so the stamp can go first: the
+	 * stall check reads it only while KA_BUSY is set.
+	 */
+	WRITE_ONCE(xp->ka_last, jiffies);
+	smp_mb__before_atomic();
+	set_bit(SVCRDMA_F_KA_BUSY, &xp->flags);
 	if (!svcrdma_sq_tryget(xp, 1)) {
 		clear_bit(SVCRDMA_F_KA_BUSY, &xp->flags);
 		return;
@@ -371,12 +417,27 @@ static void svcrdma_health_work(struct work_struct *work)
 	queue_delayed_work(system_wq, &xp->health, SVCRDMA_HEALTH_TICK);
 }
 
+/*
+ * Connection requests a listener queues for nfsd threads to accept.  A
+ * flood beyond this is refused at the CM rather than queued without
+ * limit; accepted connections are bounded by svc's own connection limit.
+ */
+#define SVCRDMA_PENDING_MAX	64
+
 /* CONNECT_REQUEST on a listener: queue the new id for xpo_accept. */
 static int svcrdma_conn_request(struct svcrdma_xprt *lx, struct rdma_cm_id *id,
 				struct rdma_cm_event *ev)
 {
 	struct svcrdma_xprt *xp;
 
+	if (READ_ONCE(lx->nr_pending) >= SVCRDMA_PENDING_MAX) {
+		pr_warn_ratelimited("svcrdma: %u connection requests already wait on %pISpc, refusing %pISpc\n",
+				    SVCRDMA_PENDING_MAX,
+				    &id->route.addr.src_addr,
+				    &id->route.addr.dst_addr);
+		svcrdma_stat_inc(SVCRDMA_STAT_REQUESTS_REFUSED);
+		return -EBUSY;	/* nonzero: the CM rejects and destroys @id */
+	}
 	xp = svcrdma_xprt_alloc();
 	if (!xp)
 		return -ENOMEM;	/* nonzero: the CM rejects and destroys @id */
@@ -392,8 +453,10 @@ static int svcrdma_conn_request(struct svcrdma_xprt *lx, struct rdma_cm_id *id,
 
 	spin_lock_bh(&lx->accept_lock);
 	list_add_tail(&xp->accept_node, &lx->accept_q);
+	WRITE_ONCE(lx->nr_pending, lx->nr_pending + 1);
 	set_bit(XPT_CONN, &lx->xprt.xpt_flags);
 	spin_unlock_bh(&lx->accept_lock);
+	svcrdma_stat_inc(SVCRDMA_STAT_REQUESTS_PENDING);
 	svc_xprt_enqueue(&lx->xprt);
 	return 0;
 }
@@ -683,13 +746,16 @@ static struct svc_xprt *svcrdma_accept(struct svc_xprt *xprt)
 	spin_lock_bh(&lx->accept_lock);
 	xp = list_first_entry_or_null(&lx->accept_q, struct svcrdma_xprt,
 				      accept_node);
-	if (xp)
+	if (xp) {
 		list_del_init(&xp->accept_node);
+		WRITE_ONCE(lx->nr_pending, lx->nr_pending - 1);
+	}
 	if (list_empty(&lx->accept_q))
 		clear_bit(XPT_CONN, &lx->xprt.xpt_flags);
 	spin_unlock_bh(&lx->accept_lock);
 	if (!xp)
 		return NULL;
+	svcrdma_stat_dec(SVCRDMA_STAT_REQUESTS_PENDING);
 
 	/* From here on svc owns @xp; every failure path ends in xpo_free. */
 	svc_xprt_init(lx->xprt.xpt_net, &svcrdma_class, &xp->xprt,
@@ -751,6 +817,7 @@ static void svcrdma_free_listener(struct svcrdma_xprt *lx)
 	rdma_destroy_id(lx->cm_id);
 	list_for_each_entry_safe(xp, next, &lx->accept_q, accept_node) {
 		list_del(&xp->accept_node);
+		svcrdma_stat_dec(SVCRDMA_STAT_REQUESTS_PENDING);
 		svcrdma_drop_request(xp);
 	}
 	svcrdma_xprt_free(lx);

@@ -19,7 +19,9 @@
  * Cases marked "on request only" run only when named: they hold server
  * resources for tens of seconds by design.
  *
- * Usage: hostile [-v] [-p PORT] [-w MS] [-s MS] SERVER [CASE...]
+ * Usage: hostile [-v] [-p PORT] [-w MS] [-s MS] [-H MS] SERVER [CASE...]
+ *   -s: how long a stall case waits for the server to close it
+ *   -H: how long a flood case holds its connections open
  * Exit status: 0 when every case passed, 1 otherwise, 2 on usage or
  * setup errors.
  */
@@ -48,6 +50,7 @@
 #define HOSTILE_CREDITS		32
 #define HOSTILE_FLOOD		256
 #define HOSTILE_CM_TIMEOUT_MS	5000
+#define HOSTILE_FLOOD_CONNS	48
 
 /* What a case may see; a bitmask so a case can allow several. */
 enum outcome {
@@ -93,6 +96,8 @@ static int verbose;
 static int wait_ms = 10000;
 /* How long a stall case waits for the server to give up on it. */
 static int stall_ms = 90000;
+/* How long a flood case holds its connections open. */
+static int hold_ms = 10000;
 static const char *port = "20049";
 static uint32_t next_xid = 0x4e465200;
 
@@ -447,6 +452,7 @@ struct hcase {
 	void (*build)(struct msg *m, uint32_t xid);
 	unsigned int burst;	/* 0: send once */
 	bool stall;		/* no receives; on request only */
+	unsigned int conns;	/* a flood of connections; on request only */
 };
 
 #define BAD	(OUT_ERR_CHUNK | OUT_CLOSED)
@@ -643,6 +649,8 @@ static const struct hcase cases[] = {
 	{ "null-after", "a well-formed NULL call after all that", OUT_REPLY, c_null },
 	{ "rnr-stall", "256 calls, unlimited RNR retry, no receives", OUT_CLOSED,
 	  c_null, HOSTILE_FLOOD, true },
+	{ "conn-flood", "48 connections held open, one NULL call on each",
+	  OUT_REPLY, c_null, 0, false, HOSTILE_FLOOD_CONNS },
 };
 
 static void describe(char *out, size_t size, int set)
@@ -656,6 +664,53 @@ static void describe(char *out, size_t size, int set)
 					 used ? "|" : "", outcome_names[i]);
 }
 
+/*
+ * Open hc->conns connections one after the other, make each carry one
+ * call (so each is known to be accepted and served), hold them all open
+ * for hold_ms, then close them.  Passes when every call got a reply.
+ */
+static int run_flood(const char *server, const struct hcase *hc)
+{
+	struct conn *cs = calloc(hc->conns, sizeof(*cs));
+	unsigned int i, opened = 0, replies, served = 0;
+	static struct msg m;
+	char got[64];
+	int seen = 0;
+
+	if (!cs)
+		return -1;
+	for (i = 0; i < hc->conns; i++) {
+		uint32_t xid = next_xid++;
+
+		if (conn_open(&cs[i], server, false))
+			break;
+		opened++;
+		memset(&m, 0, sizeof(m));
+		hc->build(&m, xid);
+		if (send_raw(&cs[i], m.buf, m.len)) {
+			seen |= OUT_CLOSED;
+			continue;
+		}
+		seen |= wait_outcome(&cs[i], xid, 1, &replies, wait_ms);
+		served += replies;
+	}
+	printf("hostile: %u connections open, holding them for %d ms\n",
+	       opened, hold_ms);
+	fflush(stdout);
+	usleep(hold_ms * 1000);
+	for (i = 0; i < opened; i++)
+		conn_close(&cs[i]);
+	free(cs);
+	if (opened < hc->conns)
+		seen |= OUT_OTHER;
+	describe(got, sizeof(got), seen);
+	printf("%s %-18s %-40s got %-16s (%u of %u connections served)\n",
+	       seen == OUT_REPLY && served == hc->conns ? "PASS" : "FAIL",
+	       hc->name, hc->what, got, served, hc->conns);
+	fflush(stdout);
+	return seen == OUT_REPLY && served == hc->conns ? 0 : 1;
+}
+
 static int run_case(const char *server, const struct hcase *hc)
 {
 	unsigned int i, n = hc->burst ? hc->burst : 1, replies;
@@ -666,6 +721,8 @@ static int run_case(const char *server, const struct hcase *hc)
 	long long start;
 	int seen, ok;
 
+	if (hc->conns)
+		return run_flood(server, hc);
 	if (conn_open(&c, server, hc->stall))
 		return -1;
 	start = now_ms();
@@ -717,7 +774,7 @@ int main(int argc, char **argv)
 	const char *server;
 	size_t i;
 
-	while ((opt = getopt(argc, argv, "vp:w:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "vp:w:s:H:")) != -1) {
 		switch (opt) {
 		case 'v':
 			verbose = 1;
@@ -731,6 +788,9 @@ int main(int argc, char **argv)
 		case 's':
 			stall_ms = atoi(optarg);
 			break;
+		case 'H':
+			hold_ms = atoi(optarg);
+			break;
 		default:
 			goto usage;
 		}
@@ -741,7 +801,8 @@ int main(int argc, char **argv)
 	next_xid ^= (uint32_t)getpid() << 8;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		int j, want = optind >= argc && !cases[i].stall;
+		int j, want = optind >= argc && !cases[i].stall &&
+			      !cases[i].conns;
 
 		for (j = optind; j < argc; j++)
 			if (!strcmp(argv[j], cases[i].name))
@@ -758,9 +819,10 @@ int main(int argc, char **argv)
 	return failed ? 1 : 0;
 
 usage:
-	fprintf(stderr, "usage: hostile [-v] [-p PORT] [-w MS] [-s MS] SERVER [CASE...]\n");
+	fprintf(stderr, "usage: hostile [-v] [-p PORT] [-w MS] [-s MS] [-H MS] SERVER [CASE...]\n");
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		fprintf(stderr, "  %-18s %s%s\n", cases[i].name, cases[i].what,
-			cases[i].stall ? " (on request only)" : "");
+			cases[i].stall || cases[i].conns ?
+			" (on request only)" : "");
 	return 2;
 }

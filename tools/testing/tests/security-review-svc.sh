@@ -9,15 +9,27 @@
 # is then retried for ever, and RC ordering holds all later work behind
 # it.  The server must close that connection within a bounded time
 # (svcrdma.stall_timeout, 20 s, plus the check's period), the honest
-# client must complete verified rounds while the attack is on, never
-# more than half the nfsd threads may be blocked meanwhile, and none may
-# stay blocked once the attacker is gone.  The server's counters must
+# client must complete verified rounds while the attack is on, no more
+# nfsd threads than the connection's share (6 of 8) may wait on it
+# meanwhile, and none may stay blocked once the attacker is gone.  The server's counters must
 # show the stall close and the calls held back.
+#
+# security-review-conn-flood: the hostile client opens 48 connections,
+# makes each carry a call, and holds them open for 10 s.  Every one must
+# be served, the honest client must keep verifying rounds, and the
+# memory each connection adds to svcrdma's memory_bytes gauge must stay
+# under CONN_MEM_BOUND; every gauge must be back at idle afterwards.
 TIMEOUT=900
 IDLE_SECONDS=120
 # The attacker's own limit for the close: far past the server's bound.
 STALL_WAIT_MS=90000
 HONEST_SIZE=262144
+# How long the flood's connections stay open once all are up.
+FLOOD_HOLD_MS=10000
+# What one idle connection may pin, with the default credits (64) and
+# max_inline (4096): 128 receive and 64 send contexts with their buffers
+# come to about 820 KiB.
+CONN_MEM_BOUND=$((1024 * 1024))
 
 # shellcheck source=tools/testing/tests/svcrdma-stats.inc
 . "$(dirname "${BASH_SOURCE[0]}")/svcrdma-stats.inc"
@@ -59,39 +71,75 @@ longest_gap() {
 		END { if (b - p > g) g = b - p; print g }' "$1"
 }
 
-stall_attack() {
-	local pid rc=0 t0 t1 n gap
+# with_honest_io NAME CASE [OPTION...]: run hostile's CASE against the
+# server while the honest client keeps verified rounds going; signals
+# NAME-start and NAME-end to the server around it, sets T0 and T1 (ms)
+# there, and leaves hostile's report in /results/NAME.txt.  Fails if the
+# case or the honest I/O failed.
+with_honest_io() {
+	local name=$1 case=$2 pid rc=0
+	shift 2
 	rm -f /tmp/honest.stop
 	honest_rounds "$MNT/honest" /tmp/honest.log &
 	pid=$!
 	sleep 3
-	[ -s /tmp/honest.log ] || { fail "the honest client completed no round before the attack"; rc=1; }
-	t0=$(now_ms)
-	signal attack-start
-	"$REPO/tools/testing/hostile/build/hostile" -s "$STALL_WAIT_MS" \
-		"$SERVER_ADDR" rnr-stall >/results/stall.txt 2>&1 || rc=1
-	t1=$(now_ms)
-	signal attack-end
-	cat /results/stall.txt
-	grep -q '^PASS rnr-stall' /results/stall.txt ||
-		{ fail "the stalled connection was not closed within $STALL_WAIT_MS ms"; rc=1; }
+	[ -s /tmp/honest.log ] || { fail "the honest client completed no round before the $name"; rc=1; }
+	T0=$(now_ms)
+	signal "$name-start"
+	"$REPO/tools/testing/hostile/build/hostile" "$@" "$SERVER_ADDR" "$case" \
+		>"/results/$name.txt" 2>&1
+	T1=$(now_ms)
+	signal "$name-end"
+	cat "/results/$name.txt"
+	grep -q "^PASS $case" "/results/$name.txt" ||
+		{ fail "hostile case $case failed"; rc=1; }
 	sleep 3
 	touch /tmp/honest.stop
-	wait "$pid" || { fail "honest client I/O failed during the attack"; rc=1; }
+	wait "$pid" || { fail "honest client I/O failed during the $name"; rc=1; }
+	return $rc
+}
+
+# served_during NAME FROM TO: at least three verified honest rounds ended
+# between FROM and TO.
+served_during() {
+	local n
+	n=$(rounds_between /tmp/honest.log "$2" "$3")
+	log "$1 lasted $((T1 - T0)) ms; honest rounds verified meanwhile: $n; longest gap: $(longest_gap /tmp/honest.log "$2" "$3") ms"
+	[ "$n" -ge 3 ] || fail "the honest client was not served during the $1 ($n rounds)"
+}
+
+stall_attack() {
+	local rc=0
+	# Closed within STALL_WAIT_MS, or hostile fails the case.
+	with_honest_io stall rnr-stall -s "$STALL_WAIT_MS" || rc=1
 	# The attacker's calls are all sent within its first second.
-	n=$(rounds_between /tmp/honest.log $((t0 + 1000)) "$t1")
-	gap=$(longest_gap /tmp/honest.log $((t0 + 1000)) "$t1")
-	log "attack lasted $((t1 - t0)) ms; honest rounds verified meanwhile: $n; longest gap: $gap ms"
-	[ "$n" -ge 3 ] || { fail "the honest client was not served during the attack ($n rounds)"; rc=1; }
-	n=$(rounds_between /tmp/honest.log "$t1" 99999999999999)
-	[ "$n" -ge 1 ] || { fail "the honest client was not served after the attack"; rc=1; }
+	served_during stall $((T0 + 1000)) "$T1" || rc=1
+	[ "$(rounds_between /tmp/honest.log "$T1" 99999999999999)" -ge 1 ] ||
+		{ fail "the honest client was not served after the attack"; rc=1; }
 	rm -rf "$MNT/honest"
 	return $rc
 }
 
+flood_attack() {
+	local rc=0
+	await flood-ready 300 || return 1
+	with_honest_io flood conn-flood -H "$FLOOD_HOLD_MS" || rc=1
+	served_during flood "$T0" "$T1" || rc=1
+	rm -rf "$MNT/honest"
+	return $rc
+}
+
+security_client() {
+	local rc=0
+	nfs_client_prepare && nfs_mount 4.1 || return 1
+	subtest security-review-stall stall_attack || rc=1
+	subtest security-review-conn-flood flood_attack || rc=1
+	nfs_umount || rc=1
+	return $rc
+}
+
 test_client() {
-	as_client subtest security-review-stall \
-		eval 'nfs_client_prepare && nfs_mount 4.1 && stall_attack && nfs_umount'
+	as_client security_client
 }
 
 # nfsd_blocked [FUNCTION]: how many nfsd threads sleep uninterruptibly
@@ -109,15 +157,15 @@ nfsd_blocked() {
 	echo "$n"
 }
 
-# watch_blocked: between attack-start and attack-end, sampled every half
+# watch_blocked: between stall-start and stall-end, sampled every half
 # second, the most nfsd threads blocked at once, and the most of them
 # waiting for a send context, which only the attacker's connection runs
-# out of.  Those may be no more than the connection's share, half of
-# the 8 threads: without it the attacker holds them all.
+# out of.  Those may be no more than the connection's share, three
+# quarters of the 8 threads: without it the attacker holds them all.
 watch_blocked() {
 	local most=0 most_send=0 b
-	await attack-start 300 || return 1
-	while [ ! -e /results/sync.attack-end ]; do
+	await stall-start 300 || return 1
+	while [ ! -e /results/sync.stall-end ]; do
 		b=$(nfsd_blocked)
 		[ "$b" -gt "$most" ] && most=$b
 		b=$(nfsd_blocked svcrdma_send_get)
@@ -127,7 +175,7 @@ watch_blocked() {
 	done
 	log "during the attack: at most $most of 8 nfsd threads blocked, $most_send of them waiting for a send context"
 	[ "$most_send" -ge 1 ] || fail "no nfsd thread ever waited for the attacker's send contexts" || return 1
-	[ "$most_send" -le 4 ] || fail "more than half the nfsd threads were held by one connection"
+	[ "$most_send" -le 6 ] || fail "more than its share of nfsd threads were held by one connection"
 }
 
 # none_blocked: after the attack no nfsd thread stays blocked: ten
@@ -142,12 +190,44 @@ none_blocked() {
 	[ "$clean" -ge 10 ] || fail "nfsd threads still blocked a minute after the attack ($b)"
 }
 
+# watch_flood: while the flood is on, the most connections, pending
+# requests and memory at once; the memory each connection added must stay
+# under CONN_MEM_BOUND.
+watch_flood() {
+	local conns mem base_conns base_mem most_conns=0 most_mem=0 most_pend=0 pend per
+	if ! svc_stats_on; then
+		signal flood-ready
+		await flood-end 600
+		return
+	fi
+	base_conns=$(svc_stat connections_active)
+	base_mem=$(svc_stat memory_bytes)
+	signal flood-ready
+	await flood-start 600 || return 1
+	while [ ! -e /results/sync.flood-end ]; do
+		conns=$(svc_stat connections_active)
+		mem=$(svc_stat memory_bytes)
+		pend=$(svc_stat requests_pending)
+		[ "$conns" -gt "$most_conns" ] && most_conns=$conns
+		[ "$mem" -gt "$most_mem" ] && most_mem=$mem
+		[ "$pend" -gt "$most_pend" ] && most_pend=$pend
+		[ -e /results/sync.abort ] && break
+		sleep 0.5
+	done
+	[ "$most_conns" -gt "$base_conns" ] || fail "no flood connection was ever seen" || return 1
+	per=$(((most_mem - base_mem) / (most_conns - base_conns)))
+	log "flood: up to $most_conns connections ($base_conns before), $most_pend requests pending, memory_bytes $base_mem -> $most_mem: $per bytes per connection (bound $CONN_MEM_BOUND)"
+	[ "$per" -le "$CONN_MEM_BOUND" ] ||
+		fail "a connection pins $per bytes, more than $CONN_MEM_BOUND"
+}
+
 test_server() {
 	local rc=0
 	svc_serve_counted "$IDLE" || return 1
 	signal server-ready
 	subtest security-review-stall-threads watch_blocked || rc=1
 	subtest security-review-stall-unblocked none_blocked || rc=1
+	subtest security-review-conn-memory watch_flood || rc=1
 	await client-done 600 || rc=1
 	if svc_stats_on; then
 		subtest security-review-stall-counters svc_stats_rose "$IDLE" \
