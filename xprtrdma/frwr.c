@@ -306,6 +306,15 @@ int xprtrdma_register_xdr(struct xprtrdma_req *req, struct xdr_buf *xdr,
 			/* FRWR maps whole pages: gaps end the MR. */
 			if (n && (off || !aligned_end))
 				break;
+			/*
+			 * The server may claim bytes it never wrote, and we
+			 * cannot tell: whatever it left alone must read as
+			 * zeros, not as what this memory held before (stale
+			 * heap or page cache reaching user space through a
+			 * READ, READLINK or GETACL).
+			 */
+			if (remote_write)
+				memzero_page(page, off, len);
 			sg_set_page(&mr->sg[n], page, len, off);
 			aligned_end = off + len == PAGE_SIZE;
 			n++;
@@ -354,6 +363,8 @@ int xprtrdma_register_xdr(struct xprtrdma_req *req, struct xdr_buf *xdr,
  * xprtrdma_mrs_drop - return a request's MRs to the pool without fencing
  * @req: request whose MRs were never posted, or whose QP is drained
  *
+ * Also retires the chunk offers made with them.
+ *
  * Context: process context; the caller guarantees no work request that
  * uses these MRs can still execute.
  */
@@ -366,6 +377,37 @@ void xprtrdma_mrs_drop(struct xprtrdma_req *req)
 		xprtrdma_mr_put(mr);
 	}
 	req->nr_mrs = 0;
+	/*
+	 * The offers name these MRs: once they are gone no reply may claim
+	 * data through them, not even one that arrives for this slot's XID
+	 * before its next transmission is marshalled.
+	 */
+	req->write_offered = 0;
+	req->reply_offered = 0;
+	req->nr_offered = 0;
+}
+
+/*
+ * Wait for the request's LOCAL_INV chain.  It completes only after every
+ * earlier work request on the send queue, so a server that stops
+ * acknowledging (unlimited RNR retries, no receives posted) would hold
+ * it, and the task waiting here, for ever: even a task already killed,
+ * since the MRs must be fenced before its memory is freed.  After
+ * XPRTRDMA_INV_TIMEOUT the QP is moved to Error, which fences every MR
+ * and flushes the chain, and the connection is dropped.
+ */
+static void xprtrdma_inv_wait(struct xprtrdma_req *req, struct xprtrdma_ep *ep)
+{
+	struct xprtrdma_xprt *xp = req->xp;
+
+	if (wait_for_completion_timeout(&req->inv_done, XPRTRDMA_INV_TIMEOUT))
+		return;
+	pr_warn_ratelimited("xprtrdma: %s acknowledged nothing for %u s, dropping the connection\n",
+			    xp->xprt.address_strings[RPC_DISPLAY_ADDR],
+			    XPRTRDMA_INV_TIMEOUT / HZ);
+	xprtrdma_qp_fence(ep);
+	xprt_force_disconnect(&xp->xprt);
+	wait_for_completion(&req->inv_done);
 }
 
 /**
@@ -375,8 +417,9 @@ void xprtrdma_mrs_drop(struct xprtrdma_req *req)
  * @remote_rkey: that rkey, meaningful only if @remote
  *
  * Posts one LOCAL_INV per MR the server did not already invalidate and
- * waits for the chain; then DMA-unmaps the MRs (making RDMA-written data
- * visible to the CPU) and returns them to the pool.
+ * waits for the chain (at most XPRTRDMA_INV_TIMEOUT before the QP is
+ * fenced); then DMA-unmaps the MRs (making RDMA-written data visible to
+ * the CPU), returns them to the pool and retires the request's offers.
  *
  * Context: process context, may sleep; caller holds @req->mr_mutex, which
  * keeps the connection from being torn down underneath.
@@ -418,7 +461,7 @@ void xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey)
 		reinit_completion(&req->inv_done);
 		ret = ib_post_send(ep->cm_id->qp, first, &bad);
 		if (!ret) {
-			wait_for_completion(&req->inv_done);
+			xprtrdma_inv_wait(req, ep);
 			goto out_drop;
 		}
 		pr_warn_ratelimited("xprtrdma: LOCAL_INV to %s could not be posted (%d)\n",

@@ -71,41 +71,60 @@ static void xprtrdma_shrink_head(struct rpc_rqst *rqst, u32 head_len)
 }
 
 /*
- * Put the reply where the XDR decoder expects it.  Returns the reply's
- * length in the xdr_buf, or a negative errno if the reply does not match
- * what the call offered.
+ * What the server says it wrote through this transmission's chunks:
+ * the Reply chunk of an RDMA_NOMSG, or the one Write chunk of an
+ * RDMA_MSG.  Checked under the request's mr_mutex before the MRs are
+ * fenced, because the offers retire with them: a reply for this XID
+ * that arrives while no MR is registered for it (before a
+ * retransmission is marshalled, say) finds no offer and no claim is
+ * believed.  Returns the bytes written, 0 if none, or a negative errno.
  */
-static int xprtrdma_place_reply(struct xprtrdma_req *req,
-				const struct nfsrdma_wire_hdr *hdr,
-				void *inl, u32 ilen)
+static int xprtrdma_rep_chunks(const struct xprtrdma_req *req,
+			       const struct nfsrdma_wire_hdr *hdr)
 {
-	struct rpc_rqst *rqst = &req->rqst;
-	struct xdr_buf *buf = &rqst->rq_private_buf;
-	struct xprtrdma_stats *st = &req->xp->stats;
-	u32 cap = buf->head[0].iov_len + buf->page_len + buf->tail[0].iov_len;
-	u32 w = 0, pos, rem, off;
 	int r;
 
 	if (hdr->proc == NFSRDMA_WIRE_PROC_NOMSG) {
-		/* The whole reply came through the Reply chunk, in place. */
 		if (!req->reply_offered)
 			return -EMSGSIZE;
 		r = xprtrdma_rep_chunk_len(req, hdr, &hdr->reply);
 		if (r <= 0 || r > req->reply_offered)
 			return -EMSGSIZE;
-		atomic_long_add(r, &st->rdma_bytes_in);
 		return r;
 	}
-
 	if (hdr->nr_write > 1)
 		return -EINVAL;
-	if (hdr->nr_write) {
-		if (!req->write_offered)
+	if (!hdr->nr_write)
+		return 0;
+	if (!req->write_offered)
+		return -EMSGSIZE;
+	r = xprtrdma_rep_chunk_len(req, hdr, &hdr->write[0]);
+	if (r < 0 || r > req->write_offered)
+		return -EMSGSIZE;
+	return r;
+}
+
+/*
+ * Put the reply where the XDR decoder expects it.  @w is what
+ * xprtrdma_rep_chunks() accepted.  Returns the reply's length in the
+ * xdr_buf, never more than the buffer holds, or a negative errno.
+ */
+static int xprtrdma_place_reply(struct xprtrdma_req *req,
+				const struct nfsrdma_wire_hdr *hdr,
+				void *inl, u32 ilen, u32 w)
+{
+	struct rpc_rqst *rqst = &req->rqst;
+	struct xdr_buf *buf = &rqst->rq_private_buf;
+	struct xprtrdma_stats *st = &req->xp->stats;
+	u32 cap = buf->head[0].iov_len + buf->page_len + buf->tail[0].iov_len;
+	u32 pos, rem, off;
+
+	if (hdr->proc == NFSRDMA_WIRE_PROC_NOMSG) {
+		/* The whole reply came through the Reply chunk, in place. */
+		if (w > cap)
 			return -EMSGSIZE;
-		r = xprtrdma_rep_chunk_len(req, hdr, &hdr->write[0]);
-		if (r < 0 || r > req->write_offered)
-			return -EMSGSIZE;
-		w = r;
+		atomic_long_add(w, &st->rdma_bytes_in);
+		return w;
 	}
 
 	if (!w) {
@@ -139,11 +158,10 @@ static int xprtrdma_place_reply(struct xprtrdma_req *req,
 	 */
 	rem = ilen - pos;
 	off = pos + xdr_align_size(w);
+	if (off > cap || rem > cap - off)
+		return -EMSGSIZE;
 	if (!rem)
 		return off;
-	if (off + rem > buf->head[0].iov_len + buf->page_len +
-			buf->tail[0].iov_len)
-		return -EMSGSIZE;
 	write_bytes_to_xdr_buf(buf, off, inl + pos, rem);
 	atomic_long_add(rem, &st->fixup_bytes);
 	return off + rem;
@@ -211,7 +229,7 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 	u32 len = wc->byte_len, ilen = 0;
 	const char *reason;
 	void *inl = NULL;
-	int ret, copied;
+	int ret, copied, chunk = 0;
 
 	ret = nfsrdma_wire_decode(hdr, rep->buf, len);
 	if (len < NFSRDMA_WIRE_PREFIX_SIZE) {
@@ -274,6 +292,8 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 		xprtrdma_sendctx_wait(&req->sc);
 	}
 	mutex_lock(&req->mr_mutex);
+	if (!ret && hdr->proc != NFSRDMA_WIRE_PROC_ERROR)
+		chunk = xprtrdma_rep_chunks(req, hdr);
 	xprtrdma_invalidate(req, wc->wc_flags & IB_WC_WITH_INVALIDATE,
 			    wc->ex.invalidate_rkey);
 	mutex_unlock(&req->mr_mutex);
@@ -291,7 +311,8 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 	} else {
 		trace_xprtrdma_reply(xp, hdr,
 				     !!(wc->wc_flags & IB_WC_WITH_INVALIDATE));
-		copied = xprtrdma_place_reply(req, hdr, inl, ilen);
+		copied = chunk < 0 ? chunk :
+			 xprtrdma_place_reply(req, hdr, inl, ilen, chunk);
 		reason = "does not match its call";
 		if (copied < 0)
 			pr_warn_ratelimited("xprtrdma: reply from %s does not match its call (%d), XID 0x%08x\n",

@@ -62,6 +62,11 @@
  * MR.
  */
 #define XPRTRDMA_MAX_MRS_PER_REQ	8
+/*
+ * Longest wait for a request's LOCAL_INV chain before the QP is fenced:
+ * only a send queue stalled by the server holds it this long.
+ */
+#define XPRTRDMA_INV_TIMEOUT		(20 * HZ)
 #define XPRTRDMA_WRS_PER_REQ		(2 * XPRTRDMA_MAX_MRS_PER_REQ + 2)
 
 /* Pages in one MR at most; a 1 MiB payload starting mid-page needs 257. */

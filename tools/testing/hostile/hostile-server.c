@@ -96,6 +96,7 @@ struct hs_call {
 
 struct hs_conn {
 	bool used, established, dead;
+	bool starve;			/* receives are no longer reposted */
 	unsigned int serial;
 	struct rdma_cm_id *id;
 	struct ibv_pd *pd;
@@ -815,6 +816,21 @@ static void c_reply_chunk_too_long(struct hs_act *a)
 	send_raw(a, &m, NULL, 0);
 }
 
+/* An RDMA_NOMSG header whose Reply chunk is the one segment @s, @len long. */
+static void nomsg_one_seg(struct hs_act *a, const struct nfsrdma_wire_seg *s,
+			  u32 len)
+{
+	struct raw m = { .len = 0 };
+
+	put_fixed(&m, a, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_NOMSG);
+	put(&m, 0);
+	put(&m, 0);
+	put(&m, 1);
+	put(&m, 1);
+	put_seg(&m, s, len);
+	send_raw(a, &m, NULL, 0);
+}
+
 /*
  * RDMA_NOMSG whose Reply chunk is not the one offered: a steering tag the
  * client never registered, the offered address, 512 bytes (within the
@@ -823,31 +839,71 @@ static void c_reply_chunk_too_long(struct hs_act *a)
 static void c_reply_chunk_foreign(struct hs_act *a)
 {
 	struct nfsrdma_wire_seg s = a->call->rsegs[0];
-	struct raw m = { .len = 0 };
 
 	s.handle = ~s.handle;
-	put_fixed(&m, a, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_NOMSG);
-	put(&m, 0);
-	put(&m, 0);
-	put(&m, 1);
-	put(&m, 1);
-	put_seg(&m, &s, 512);
-	send_raw(a, &m, NULL, 0);
+	nomsg_one_seg(a, &s, 512);
 }
 
 /* RDMA_NOMSG naming a Reply chunk the call never offered. */
 static void c_nomsg_without_reply_chunk(struct hs_act *a)
 {
 	static const struct nfsrdma_wire_seg s = { 0x1234, 4096, 0x10000 };
-	struct raw m = { .len = 0 };
 
-	put_fixed(&m, a, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_NOMSG);
-	put(&m, 0);
+	nomsg_one_seg(a, &s, 512);
+}
+
+/*
+ * The real reply to a READ, but only the first half of its data is RDMA
+ * Written while the Write chunk claims all of it.  The client cannot
+ * tell: what it hands up for the other half must be zeros, never what
+ * its pages held before.
+ */
+static void c_overclaim_write(struct hs_act *a)
+{
+	struct hs_call *call = a->call;
+	struct nfsrdma_wire_seg out[NFSRDMA_WIRE_MAX_CHUNK_SEGS];
+	struct raw m = { .len = 0 };
+	const uint8_t *b;
+	size_t bl;
+	u32 n, off, i, left;
+
+	if (!a->rec || !find_data_item(a->rec, a->len, chunk_cap(call->wsegs,
+					call->wsegs_n), &off, &n)) {
+		say("conn %u: no READ data item to over-claim", a->c->serial);
+		send_reply(a->c, call, a->rec, a->len);
+		return;
+	}
+	memcpy(a->c->stage, a->rec + off + 4, n / 2);
+	if (rdma_write_chunk(a->c, call->wsegs, call->wsegs_n, a->c->stage,
+			     n / 2, out))
+		return;
+	put_fixed(&m, a, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSG);
 	put(&m, 0);
 	put(&m, 1);
-	put(&m, 1);
-	put_seg(&m, &s, 512);
-	send_raw(a, &m, NULL, 0);
+	put(&m, call->wsegs_n);
+	for (i = 0, left = n; i < call->wsegs_n; i++) {
+		u32 take = left < call->wsegs[i].length ? left :
+			   call->wsegs[i].length;
+
+		put_seg(&m, &call->wsegs[i], take);
+		left -= take;
+	}
+	put(&m, 0);		/* end of Write list */
+	put(&m, 0);		/* no Reply chunk */
+	b = head_of(a, &bl, &n);
+	send_raw(a, &m, b, bl);
+}
+
+/*
+ * Answer this call honestly, then stop reposting receives on the
+ * connection: once the ones posted are used up, every Send of the client
+ * meets RNR NAKs, retried for ever if it asked for that, and everything
+ * behind it on its send queue (LOCAL_INV included) waits.
+ */
+static void c_starve(struct hs_act *a)
+{
+	a->c->starve = true;
+	send_reply(a->c, a->call, a->rec, a->len);
 }
 
 static void err_hdr(struct raw *m, struct hs_act *a, u32 err)
@@ -934,6 +990,8 @@ static const struct hs_case cases[] = {
 	{ "err-chunk", "ERR_CHUNK", SEL_MARKER, false, c_err_chunk },
 	{ "err-unknown", "RDMA_ERROR code 99", SEL_MARKER, false, c_err_unknown },
 	{ "err-short-body", "ERR_VERS without its high version", SEL_MARKER, false, c_err_short_body },
+	{ "security-review-overclaim-write", "a Write chunk claiming twice the bytes written", SEL_WRITE, true, c_overclaim_write },
+	{ "security-review-starve", "the real reply, then no receive reposted", SEL_MARKER, true, c_starve },
 };
 
 #define NR_CASES (sizeof(cases) / sizeof(cases[0]))
@@ -1509,7 +1567,7 @@ static void recv_input(struct hs_conn *c)
 			}
 			handle_recv(c, c->recv_buf + wc[i].wr_id * HS_INLINE,
 				    wc[i].byte_len);
-			if (!c->dead && post_recv(c, wc[i].wr_id))
+			if (!c->dead && !c->starve && post_recv(c, wc[i].wr_id))
 				conn_fail(c, "cannot repost a receive");
 		}
 		scq_reap(c, NULL);

@@ -19,6 +19,20 @@
 #   f  as m, but only a call that offered a Reply chunk (NFSv4 OPEN)
 #   n  a small file written with fsync, its data holding the marker: an
 #      inline WRITE, which offers no Write or Reply chunk
+#   k  as m; then uncached reads until the server's receives run out (the
+#      case stops reposting them) and our Sends stall; then the listing
+#      of a 300-entry directory opened beforehand (a synchronous READDIR
+#      with a Reply chunk, queued behind the stalled Send), killed with
+#      SIGKILL.  A second later the killed task must be fencing its Reply
+#      chunk (its LOCAL_INV waits behind the stall), and it must be gone
+#      within 50 s ("exited"): whichever ends the stall first, the
+#      transport's retry limit, the 20 s fence timeout or the 30 s Send
+#      watchdog
+#
+# Outcome "zeroed": the syscall succeeded and returned as many bytes as
+# expected, each either the right byte or zero, and not all right: the
+# server claimed bytes it never wrote, and the client must hand up zeros
+# for them, never what its memory held before.
 #
 # The syscall's outcome must be one the case allows (ok: it succeeded and
 # returned the right bytes; EIO / EPROTONOSUPPORT: it failed with that
@@ -65,6 +79,8 @@ err-vers-inverted         m EPROTONOSUPPORT|EIO|ok
 err-chunk                 m EIO
 err-unknown               m EIO|EPROTONOSUPPORT|ok
 err-short-body            m EIO|EPROTONOSUPPORT|ok
+security-review-overclaim-write w zeroed|EIO
+security-review-starve    k exited log
 "
 
 hs_read_content() {
@@ -81,6 +97,13 @@ server_prepare() {
 		[ -n "$name" ] || continue
 		case $sel in
 		m | f) echo "hostile $name" >"$EXPORT_DIR/HOSTILE-$name" ;;
+		k)
+			echo "hostile $name" >"$EXPORT_DIR/HOSTILE-$name"
+			mkdir "$EXPORT_DIR/dir-$name"
+			for ((i = 0; i < HS_DIR_ENTRIES; i++)); do
+				: >"$EXPORT_DIR/dir-$name/entry-$i-with-a-rather-long-name-to-fill-the-reply"
+			done
+			;;
 		w) hs_read_content "$name" >"$EXPORT_DIR/read-$name.bin" ;;
 		r)
 			mkdir "$EXPORT_DIR/dir-$name"
@@ -148,7 +171,16 @@ hs_wait() {
 hs_outcome() {
 	local rc=$1
 	if [ "$rc" = 0 ]; then
-		if cmp -s /tmp/hs.got /tmp/hs.want; then echo ok; else echo wrong-data; fi
+		if cmp -s /tmp/hs.got /tmp/hs.want; then
+			echo ok
+		elif [ "$(stat -c %s /tmp/hs.got)" = "$(stat -c %s /tmp/hs.want)" ] &&
+			cmp -l /tmp/hs.want /tmp/hs.got | awk '$3 != 0 { bad = 1 } END { exit bad }'; then
+			echo zeroed
+		else
+			echo wrong-data
+		fi
+	elif [ "$rc" = exited ]; then
+		echo exited
 	elif [ "$rc" = 124 ]; then
 		echo hang
 	elif grep -q 'Input/output error' /tmp/hs.err; then
@@ -158,6 +190,67 @@ hs_outcome() {
 	else
 		echo "other:$(head -c 200 /tmp/hs.err | tr '\n' ' ')"
 	fi
+}
+
+# hs_starve NAME: the k selector.  Succeeds if the killed listing was gone
+# within 50 s after its Reply chunk's fence waited out the stall; returns
+# 124 if it was not gone, 2 if the kill never had to wait.
+# /tmp/hs.killed gets the time of the kill.
+hs_starve() {
+	local name=$1 loop ls i last=-1 still=0 n=0 stack
+	date +%s.%N >/tmp/hs.killed
+	# The directory opened now, its listing read on cue: no lookup or
+	# revalidation stands between the cue and the READDIR.
+	rm -f /tmp/hs.go
+	mkfifo /tmp/hs.go || return 1
+	python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
+open(sys.argv[2]).read()
+os.listdir(fd)' "$MNT/dir-$name" /tmp/hs.go &
+	ls=$!
+	timeout 55 cat "$MNT/HOSTILE-$name" >/dev/null 2>/tmp/hs.err || return 1
+	: >/tmp/hs.progress
+	rm -f /tmp/hs.stop
+	(
+		for ((i = 0; i < 2000; i++)); do
+			dd if="$MNT/HOSTILE-$name" of=/dev/null iflag=direct \
+				status=none 2>/dev/null
+			echo "$i" >>/tmp/hs.progress
+			[ -e /tmp/hs.stop ] && break
+		done
+	) &
+	loop=$!
+	# Stalled: no read finished for 3 s in a row.
+	for ((i = 0; i < 60 && still < 3; i++)); do
+		sleep 1
+		n=$(wc -l </tmp/hs.progress)
+		if [ "$n" = "$last" ]; then still=$((still + 1)); else still=0; fi
+		last=$n
+	done
+	log "$name: reads stalled after $n of them"
+	echo go >/tmp/hs.go
+	sleep 3
+	log "$name: the listing waits in: $(head -12 /proc/"$ls"/stack 2>/dev/null | tr '\n' ' ')"
+	kill -9 "$ls"
+	date +%s.%N >/tmp/hs.killed
+	sleep 1
+	stack=$(head -12 /proc/"$ls"/stack 2>/dev/null | tr '\n' ' ')
+	log "$name: a second after the kill it waits in: $stack"
+	for ((i = 0; i < 245; i++)); do
+		kill -0 "$ls" 2>/dev/null || break
+		sleep 0.2
+	done
+	touch /tmp/hs.stop
+	if kill -0 "$ls" 2>/dev/null; then
+		log "$name: the killed listing is still there: $(head -5 /proc/"$ls"/stack 2>/dev/null | tr '\n' ' ')"
+		kill -9 "$loop"
+		return 124
+	fi
+	log "$name: the killed listing was gone after $(echo "$(date +%s.%N) - $(cat /tmp/hs.killed)" | bc) s"
+	timeout 120 tail --pid="$loop" -f /dev/null
+	kill -9 "$loop" 2>/dev/null
+	[[ $stack == *xprtrdma_invalidate* ]] ||
+		{ log "$name: the kill never waited on a fence"; return 2; }
 }
 
 # Write 1 MiB, read it back past the page cache, compare.
@@ -196,6 +289,10 @@ hs_case() {
 			</tmp/hs.want 2>/tmp/hs.err
 		rc=$?
 		[ "$rc" = 0 ] && timeout 55 cat "$MNT/new-$name" >/tmp/hs.got
+		;;
+	k)
+		if hs_starve "$name"; then rc=exited; else rc=$?; fi
+		t0=$(cat /tmp/hs.killed)
 		;;
 	r)
 		echo "$HS_DIR_ENTRIES" >/tmp/hs.want
