@@ -58,7 +58,7 @@ killed_server() {
 	signal server-sampled
 	log "client writing: cm_ids $(rdma_connections); $(svc_stats_line)"
 	if svc_stats_on; then
-		for n in $SVC_GAUGES connections_accepted calls_received; do
+		for n in $SVC_CONN_GAUGES connections_accepted calls_received; do
 			svc_saved_rose "$IDLE" "$WRITING" "$n" || rc=1
 		done
 	fi
