@@ -23,7 +23,7 @@ help:
 	@echo "make check      setup, lint, codec tests, fuzz smoke, VM tests"
 	@echo "make check-full make check plus tools/testing/tests-full.conf"
 	@echo "make check-kernels  builds and tests-kernels.conf on Debian 12's 6.12 and 6.1-rt"
-	@echo "make demo       two-VM NFS-over-RDMA export, mount and copy"
+	@echo "make demo       two VMs on our modules: RDMA mount, copy, checksum, mountstats, server counters (DEMO_TRANSPORT=intree: the in-tree rpcrdma)"
 	@echo "make debug-kernel  build (or find cached) the debug-tier test kernel"
 	@echo "make bench      fio and perftest in two VMs, results/bench/"
 	@echo "make install    install modules and modprobe config (root)"
