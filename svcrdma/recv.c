@@ -26,12 +26,15 @@
 #include "trace.h"
 
 /*
- * Decoded headers.  One is 10.8 KiB, as large as the longest chunk lists
- * we accept, but only calls being served need one: a connection posts
- * twice its credits in receives, and embedding a header in each would
- * pin 2.7 MB per connection before the client had sent anything.  The
- * pool's reserve lets a call always get one, if need be once another
- * call is released.
+ * Decoded headers.  One is 10.8 KiB (a 16 KiB slab object), as large as
+ * the longest chunk lists we accept, but only calls being served need
+ * one: a connection posts twice its credits in receives (128 by
+ * default), and embedding a header in each would pin 2 MiB per
+ * connection before the client had sent anything.  The pool's reserve
+ * serves calls when the 16 KiB allocation fails; with the reserve empty
+ * too, mempool_alloc() waits for a release or retries with reclaim, so
+ * no call fails for want of a header (it may wait).  memory_bytes counts
+ * headers in use, not the reserve.
  */
 #define SVCRDMA_HDR_RESERVE	16
 static mempool_t *svcrdma_hdr_pool;
@@ -92,6 +95,7 @@ static void svcrdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct svcrdma_recv_ctxt *rc =
 		container_of(wc->wr_cqe, struct svcrdma_recv_ctxt, cqe);
 	struct svcrdma_xprt *xp = rc->xp;
+	bool parked;
 
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR) {
@@ -108,7 +112,17 @@ static void svcrdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	rc->byte_len = wc->byte_len;
 	spin_lock(&xp->ready_lock);
 	list_add_tail(&rc->node, &xp->ready);
+	/*
+	 * A connection at its share of threads is re-armed by whoever
+	 * clears THROTTLED (svcrdma_unhold() or svcrdma_hold()'s re-check);
+	 * waking a thread now would only have it refused.  Reading the bit
+	 * under ready_lock orders it against the pop of the thread that
+	 * re-arms: if we see it set, that pop comes after our add.
+	 */
+	parked = test_bit(SVCRDMA_F_THROTTLED, &xp->flags);
 	spin_unlock(&xp->ready_lock);
+	if (parked)
+		return;
 	set_bit(XPT_DATA, &xp->xprt.xpt_flags);
 	svc_xprt_enqueue(&xp->xprt);
 }
@@ -613,7 +627,8 @@ reject:
  * @xprt: transport the call arrived on
  * @ctxt: the struct svcrdma_recv_ctxt, or NULL
  *
- * Context: nfsd thread, after the reply was sent or the call dropped.
+ * Context: process: an nfsd thread after the reply was sent or the call
+ * dropped, or svc_revisit() / svc_delete_xprt() dropping a deferred call.
  */
 void svcrdma_release_ctxt(struct svc_xprt *xprt, void *ctxt)
 {

@@ -80,7 +80,8 @@ enum svcrdma_stat {
  * @accept_node: link on the listener's @accept_q until accepted
  * @accept_lock: protects @accept_q and the listener's XPT_CONN bit
  * @accept_q: connection requests waiting for xpo_accept (listener only)
- * @nr_pending: entries on @accept_q
+ * @nr_pending: entries on @accept_q and places reserved for them, under
+ *	@accept_lock
  * @dev_node: link on svcrdma_conns while verbs resources exist
  * @peer: the client's RFC 8797 private data, or the defaults
  * @ord: RDMA Reads the client lets us have outstanding (from its CM REQ)

@@ -209,7 +209,9 @@ void svcrdma_sq_put(struct svcrdma_xprt *xp, unsigned int n)
  * is parked: XPT_DATA is cleared so no thread spins on it, and
  * svcrdma_unhold() re-arms it.
  *
- * Context: nfsd thread, in xpo_recvfrom.
+ * Context: nfsd thread, in xpo_recvfrom, so under XPT_BUSY: only one
+ * thread at a time parks the transport, which the re-check below relies
+ * on.
  *
  * Return: true if the caller may take a call (and must pair it with
  * svcrdma_unhold()), false if the connection is at its share.
@@ -376,6 +378,9 @@ static void svcrdma_ka_probe(struct svcrdma_xprt *xp)
 	 */
 	if (test_bit(SVCRDMA_F_KA_BUSY, &xp->flags))
 		return;
+	/* Not stamped when skipped: the next tick must try again. */
+	if (!svcrdma_sq_tryget(xp, 1))
+		return;
 	/*
 	 * Only this work item sets KA_BUSY, so the stamp can go first: the
 	 * stall check reads it only while KA_BUSY is set.
@@ -383,10 +388,6 @@ static void svcrdma_ka_probe(struct svcrdma_xprt *xp)
 	WRITE_ONCE(xp->ka_last, jiffies);
 	smp_mb__before_atomic();
 	set_bit(SVCRDMA_F_KA_BUSY, &xp->flags);
-	if (!svcrdma_sq_tryget(xp, 1)) {
-		clear_bit(SVCRDMA_F_KA_BUSY, &xp->flags);
-		return;
-	}
 	wr.wr.opcode = IB_WR_RDMA_WRITE;
 	wr.wr.wr_cqe = &xp->ka_cqe;
 	wr.wr.send_flags = IB_SEND_SIGNALED;
@@ -429,8 +430,21 @@ static int svcrdma_conn_request(struct svcrdma_xprt *lx, struct rdma_cm_id *id,
 				struct rdma_cm_event *ev)
 {
 	struct svcrdma_xprt *xp;
+	bool full;
 
-	if (READ_ONCE(lx->nr_pending) >= SVCRDMA_PENDING_MAX) {
+	/*
+	 * Reserve the place under the lock: a wildcard listener's
+	 * per-device ids deliver requests concurrently, and the gauge must
+	 * never show the accept's decrement before this increment.
+	 */
+	spin_lock_bh(&lx->accept_lock);
+	full = lx->nr_pending >= SVCRDMA_PENDING_MAX;
+	if (!full) {
+		lx->nr_pending++;
+		svcrdma_stat_inc(SVCRDMA_STAT_REQUESTS_PENDING);
+	}
+	spin_unlock_bh(&lx->accept_lock);
+	if (full) {
 		pr_warn_ratelimited("svcrdma: %u connection requests already wait on %pISpc, refusing %pISpc\n",
 				    SVCRDMA_PENDING_MAX,
 				    &id->route.addr.src_addr,
@@ -439,8 +453,13 @@ static int svcrdma_conn_request(struct svcrdma_xprt *lx, struct rdma_cm_id *id,
 		return -EBUSY;	/* nonzero: the CM rejects and destroys @id */
 	}
 	xp = svcrdma_xprt_alloc();
-	if (!xp)
+	if (!xp) {
+		spin_lock_bh(&lx->accept_lock);
+		lx->nr_pending--;
+		svcrdma_stat_dec(SVCRDMA_STAT_REQUESTS_PENDING);
+		spin_unlock_bh(&lx->accept_lock);
 		return -ENOMEM;	/* nonzero: the CM rejects and destroys @id */
+	}
 	xp->cm_id = id;
 	xp->listener = lx;
 	id->context = xp;
@@ -453,10 +472,8 @@ static int svcrdma_conn_request(struct svcrdma_xprt *lx, struct rdma_cm_id *id,
 
 	spin_lock_bh(&lx->accept_lock);
 	list_add_tail(&xp->accept_node, &lx->accept_q);
-	WRITE_ONCE(lx->nr_pending, lx->nr_pending + 1);
 	set_bit(XPT_CONN, &lx->xprt.xpt_flags);
 	spin_unlock_bh(&lx->accept_lock);
-	svcrdma_stat_inc(SVCRDMA_STAT_REQUESTS_PENDING);
 	svc_xprt_enqueue(&lx->xprt);
 	return 0;
 }
@@ -748,14 +765,14 @@ static struct svc_xprt *svcrdma_accept(struct svc_xprt *xprt)
 				      accept_node);
 	if (xp) {
 		list_del_init(&xp->accept_node);
-		WRITE_ONCE(lx->nr_pending, lx->nr_pending - 1);
+		lx->nr_pending--;
+		svcrdma_stat_dec(SVCRDMA_STAT_REQUESTS_PENDING);
 	}
 	if (list_empty(&lx->accept_q))
 		clear_bit(XPT_CONN, &lx->xprt.xpt_flags);
 	spin_unlock_bh(&lx->accept_lock);
 	if (!xp)
 		return NULL;
-	svcrdma_stat_dec(SVCRDMA_STAT_REQUESTS_PENDING);
 
 	/* From here on svc owns @xp; every failure path ends in xpo_free. */
 	svc_xprt_init(lx->xprt.xpt_net, &svcrdma_class, &xp->xprt,
