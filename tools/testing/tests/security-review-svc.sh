@@ -24,6 +24,8 @@ IDLE_SECONDS=120
 # The attacker's own limit for the close: far past the server's bound.
 STALL_WAIT_MS=90000
 HONEST_SIZE=262144
+# How long the honest client may take to verify its first round.
+FIRST_ROUND_SECONDS=60
 # How long the flood's connections stay open once all are up.
 FLOOD_HOLD_MS=10000
 # What one idle connection may pin, with the default credits (64) and
@@ -77,13 +79,19 @@ longest_gap() {
 # there, and leaves hostile's report in /results/NAME.txt.  Fails if the
 # case or the honest I/O failed.
 with_honest_io() {
-	local name=$1 case=$2 pid rc=0
+	local name=$1 case=$2 pid rc=0 i
 	shift 2
 	rm -f /tmp/honest.stop
 	honest_rounds "$MNT/honest" /tmp/honest.log &
 	pid=$!
-	sleep 3
-	[ -s /tmp/honest.log ] || { fail "the honest client completed no round before the $name"; rc=1; }
+	# The attack starts once the honest client has proven it is served;
+	# a round takes 0.2 s on Debian's kernel and seconds on the debug one.
+	for ((i = 0; i < FIRST_ROUND_SECONDS; i++)); do
+		[ -s /tmp/honest.log ] && break
+		sleep 1
+	done
+	[ -s /tmp/honest.log ] ||
+		{ fail "the honest client completed no round in ${FIRST_ROUND_SECONDS} s before the $name"; rc=1; }
 	T0=$(now_ms)
 	signal "$name-start"
 	"$REPO/tools/testing/hostile/build/hostile" "$@" "$SERVER_ADDR" "$case" \
