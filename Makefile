@@ -7,7 +7,10 @@ KVER ?= $(shell $(CURDIR)/scripts/kver.sh)
 KDIR ?= /lib/modules/$(KVER)/build
 INSTALL_MOD_DIR ?= updates/nfsrdma
 DESTDIR ?=
-VERSION := $(shell git -C $(CURDIR) describe --always --dirty 2>/dev/null || echo 0.1)
+# scripts/version.sh: from git tags or the commit in a checkout, from the
+# VERSION file in a release tarball.  Worked out on first use only, so that
+# 'make module' (DKMS's build, often without git) never runs it.
+VERSION = $(eval VERSION := $$(shell $(CURDIR)/scripts/version.sh))$(VERSION)
 
 MODULES := wire/nfsrdma_wire.ko xprtrdma/xprtrdma.ko svcrdma/svcrdma.ko
 
