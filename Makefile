@@ -11,11 +11,12 @@ DESTDIR ?=
 # VERSION file in a release tarball.  Worked out on first use only, so that
 # 'make module' (DKMS's build, often without git) never runs it.
 VERSION = $(eval VERSION := $$(shell $(CURDIR)/scripts/version.sh))$(VERSION)
+BUILD ?= $(CURDIR)/build
 
 MODULES := wire/nfsrdma_wire.ko xprtrdma/xprtrdma.ko svcrdma/svcrdma.ko
 
-.PHONY: all module modules lint install uninstall dkms-install setup check check-full \
-	setup-kernels check-kernels \
+.PHONY: all module modules lint install uninstall dkms-install dist setup check \
+	check-full setup-kernels check-kernels \
 	bench demo debug-kernel clean help
 
 all: module
@@ -30,6 +31,7 @@ help:
 	@echo "make debug-kernel  build (or find cached) the debug-tier test kernel"
 	@echo "make bench      fio and perftest in two VMs, results/bench/"
 	@echo "make install    install modules and modprobe config (root)"
+	@echo "make dist       release tarball build/dist/nfsrdma-VERSION.tar.xz (version: $(VERSION))"
 	@echo "make setup      install the Debian packages everything needs (root)"
 
 module modules:
@@ -58,6 +60,12 @@ dkms-install:
 	git -C $(CURDIR) archive HEAD | tar -x -C /usr/src/nfsrdma-$(VERSION)
 	sed -i 's/@VERSION@/$(VERSION)/' /usr/src/nfsrdma-$(VERSION)/dkms.conf
 	dkms install -m nfsrdma -v $(VERSION) -k $(KVER)
+
+# The release tarball: the files git tracks as they are in the work tree
+# (or an unpacked tarball's own files) plus VERSION, for building where
+# there is no git history.
+dist:
+	@scripts/dist.sh $(BUILD)/dist
 
 setup:
 	@scripts/setup.sh
