@@ -15,7 +15,7 @@ BUILD ?= $(CURDIR)/build
 
 MODULES := wire/nfsrdma_wire.ko xprtrdma/xprtrdma.ko svcrdma/svcrdma.ko
 
-.PHONY: all module modules lint install uninstall dkms-install dist setup check \
+.PHONY: all module modules lint install uninstall dkms-install dist deb setup check \
 	check-full setup-kernels check-kernels \
 	bench demo debug-kernel clean help
 
@@ -32,6 +32,7 @@ help:
 	@echo "make bench      fio and perftest in two VMs, results/bench/"
 	@echo "make install    install modules and modprobe config (root)"
 	@echo "make dist       release tarball build/dist/nfsrdma-VERSION.tar.xz (version: $(VERSION))"
+	@echo "make deb        Debian package build/deb/nfsrdma-dkms_VERSION-1_all.deb, from that tarball"
 	@echo "make setup      install the Debian packages everything needs (root)"
 
 module modules:
@@ -66,6 +67,10 @@ dkms-install:
 # there is no git history.
 dist:
 	@scripts/dist.sh $(BUILD)/dist
+
+# The DKMS package, built from the tarball above with dpkg-deb alone.
+deb:
+	@scripts/deb.sh $(BUILD)/dist $(BUILD)/deb
 
 setup:
 	@scripts/setup.sh
