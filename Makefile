@@ -31,6 +31,7 @@ help:
 	@echo "make debug-kernel  build (or find cached) the debug-tier test kernel"
 	@echo "make bench      fio and perftest in two VMs, results/bench/"
 	@echo "make install    install modules and modprobe config (root)"
+	@echo "make dkms-install  install the source into DKMS and build it for KVER (root)"
 	@echo "make dist       release tarball build/dist/nfsrdma-VERSION.tar.xz (version: $(VERSION))"
 	@echo "make deb        Debian package build/deb/nfsrdma-dkms_VERSION-1_all.deb, from that tarball"
 	@echo "make setup      install the Debian packages everything needs (root)"
@@ -55,12 +56,19 @@ uninstall:
 	rm -f $(DESTDIR)/etc/modprobe.d/nfsrdma.conf
 	depmod -b "$(if $(DESTDIR),$(DESTDIR),/)" -a $(KVER)
 
+# What the .deb installs, from the same staged tree: the source DKMS
+# builds and the modprobe configuration that makes the kernel use it.  A
+# version already in DKMS goes first: a "+dirty" version names whatever the
+# work tree holds, and DKMS would otherwise keep its old build.
 dkms-install:
+	scripts/deb.sh $(BUILD)/dist $(BUILD)/deb stage >/dev/null
+	if [ -n "$$(dkms status -m nfsrdma -v $(VERSION))" ]; then \
+		dkms remove -m nfsrdma -v $(VERSION) --all; fi
 	rm -rf /usr/src/nfsrdma-$(VERSION)
-	mkdir -p /usr/src/nfsrdma-$(VERSION)
-	git -C $(CURDIR) archive HEAD | tar -x -C /usr/src/nfsrdma-$(VERSION)
-	sed -i 's/@VERSION@/$(VERSION)/' /usr/src/nfsrdma-$(VERSION)/dkms.conf
+	cp -a $(BUILD)/deb/root/usr/src/nfsrdma-$(VERSION) /usr/src/
 	dkms install -m nfsrdma -v $(VERSION) -k $(KVER)
+	install -D -m 0644 $(BUILD)/deb/root/etc/modprobe.d/nfsrdma.conf \
+		/etc/modprobe.d/nfsrdma.conf
 
 # The release tarball: the files git tracks as they are in the work tree
 # (or an unpacked tarball's own files) plus VERSION, for building where
