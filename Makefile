@@ -7,12 +7,16 @@ KVER ?= $(shell $(CURDIR)/scripts/kver.sh)
 KDIR ?= /lib/modules/$(KVER)/build
 INSTALL_MOD_DIR ?= updates/nfsrdma
 DESTDIR ?=
-VERSION := $(shell git -C $(CURDIR) describe --always --dirty 2>/dev/null || echo 0.1)
+# scripts/version.sh: from git tags or the commit in a checkout, from the
+# VERSION file in a release tarball.  Worked out on first use only, so that
+# 'make module' (DKMS's build, often without git) never runs it.
+VERSION = $(eval VERSION := $$(shell $(CURDIR)/scripts/version.sh))$(VERSION)
+BUILD ?= $(CURDIR)/build
 
 MODULES := wire/nfsrdma_wire.ko xprtrdma/xprtrdma.ko svcrdma/svcrdma.ko
 
-.PHONY: all module modules lint install uninstall dkms-install setup check check-full \
-	setup-kernels check-kernels \
+.PHONY: all module modules lint install uninstall dkms-install dist deb setup check \
+	check-full setup-kernels check-kernels \
 	bench demo debug-kernel clean help
 
 all: module
@@ -27,6 +31,9 @@ help:
 	@echo "make debug-kernel  build (or find cached) the debug-tier test kernel"
 	@echo "make bench      fio and perftest in two VMs, results/bench/"
 	@echo "make install    install modules and modprobe config (root)"
+	@echo "make dkms-install  install the source into DKMS and build it for KVER (root)"
+	@echo "make dist       release tarball build/dist/nfsrdma-VERSION.tar.xz (version: $(VERSION))"
+	@echo "make deb        Debian package build/deb/nfsrdma-dkms_VERSION-1_all.deb, from that tarball"
 	@echo "make setup      install the Debian packages everything needs (root)"
 
 module modules:
@@ -49,12 +56,29 @@ uninstall:
 	rm -f $(DESTDIR)/etc/modprobe.d/nfsrdma.conf
 	depmod -b "$(if $(DESTDIR),$(DESTDIR),/)" -a $(KVER)
 
+# What the .deb installs, from the same staged tree: the source DKMS
+# builds and the modprobe configuration that makes the kernel use it.  A
+# version already in DKMS goes first: a "+dirty" version names whatever the
+# work tree holds, and DKMS would otherwise keep its old build.
 dkms-install:
+	scripts/deb.sh $(BUILD)/dist $(BUILD)/deb stage >/dev/null
+	if [ -n "$$(dkms status -m nfsrdma -v $(VERSION))" ]; then \
+		dkms remove -m nfsrdma -v $(VERSION) --all; fi
 	rm -rf /usr/src/nfsrdma-$(VERSION)
-	mkdir -p /usr/src/nfsrdma-$(VERSION)
-	git -C $(CURDIR) archive HEAD | tar -x -C /usr/src/nfsrdma-$(VERSION)
-	sed -i 's/@VERSION@/$(VERSION)/' /usr/src/nfsrdma-$(VERSION)/dkms.conf
+	cp -a $(BUILD)/deb/root/usr/src/nfsrdma-$(VERSION) /usr/src/
 	dkms install -m nfsrdma -v $(VERSION) -k $(KVER)
+	install -D -m 0644 $(BUILD)/deb/root/etc/modprobe.d/nfsrdma.conf \
+		/etc/modprobe.d/nfsrdma.conf
+
+# The release tarball: the files git tracks as they are in the work tree
+# (or an unpacked tarball's own files) plus VERSION, for building where
+# there is no git history.
+dist:
+	@scripts/dist.sh $(BUILD)/dist
+
+# The DKMS package, built from the tarball above with dpkg-deb alone.
+deb:
+	@scripts/deb.sh $(BUILD)/dist $(BUILD)/deb
 
 setup:
 	@scripts/setup.sh

@@ -5,7 +5,7 @@
 # gets svcrdma from a portlist write and then, after a full stop and
 # unload, from rpc.nfsd reading rdma=y from /etc/nfs.conf.  The client
 # gets xprtrdma from a plain 'mount -o rdma' (the kernel asks modprobe for
-# "rpcrdma", which our modprobe.d alias resolves).
+# "rpcrdma", which our modprobe.d install command resolves).
 TIMEOUT=600
 
 # on_demand MODULE: MODULE came in, from our install, and rpcrdma did not.
