@@ -49,8 +49,19 @@ stage codec-fuzz "codec: libFuzzer on the decoders for ${FUZZ_SECONDS:-60} s" \
 stage hostile "hostile client and server tools build with -Wall -Wextra -Werror" \
 	make -C "$here/hostile"
 
-stage stall-rule "harness: a link stall after a transport error is not rerun" \
+stage stall-rule "harness: only a stall of the emulator (link, boot) is rerun, never a finding" \
 	"$here/stall-check.sh"
+
+# deb_check: make deb builds, dpkg-deb reads the package, and lintian (with
+# the overrides the package ships) finds no error in it.
+deb_check() {
+	local deb
+	deb=$(make -s -C "$top" deb) || return 1
+	echo "built $deb"
+	dpkg-deb -I "$deb" && dpkg-deb -c "$deb" || return 1
+	lintian --fail-on error "$deb"
+}
+stage deb "packaging: make deb, dpkg-deb reads it, lintian reports no error" deb_check
 
 # Instances on the debug kernel fail on their own if this did not work.
 stage debug-kernel "debug kernel: built or taken from the cache" \

@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# stall-check.sh: the host-side rule that lets a two-VM run be rerun as the
+# stall-check.sh: the host-side rules that let a run be rerun as the
 # emulator's fault, checked against made-up guest logs: a stalled link
 # alone is the emulator's; a stall that a transport error came before is
-# the transport's, and its failure must stand.  Prints TAP.
+# the transport's, and its failure must stand.  Likewise a guest whose boot
+# stalled before its test began is the emulator's only while no guest's
+# log has a kernel report.  Prints TAP.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/testing/lib/run.sh
@@ -53,4 +55,56 @@ case_ "a soft lockup after it" transport \
 	'[  400.000000] watchdog: BUG: soft lockup - CPU#0 stuck for 26s! [kworker/0:1:17]'
 case_ "a server error before it" transport \
 	'[  150.000000] svcrdma: send to 192.0.2.2:40000 failed: transport retry counter exceeded'
+# boot_case NAME RULED SERVER-LINE...: a run that vm_wait ended because
+# the client's boot stalled; the server's log has the given lines.
+boot_case() {
+	local name=$1 want=$2 d=$tmp/boot-$1 got
+	shift 2
+	mkdir -p "$d"
+	printf '%s\n' '[    1.000000] Linux version 6.1' "$@" >"$d/server.log"
+	printf '%s\n' '[    1.000000] Linux version 6.1' \
+		'[    1.077407] Running RCU-tasks wait API self tests' >"$d/client.log"
+	echo client >"$d/boot.stalled"
+	if boot_stalled "$d"; then got=emulator; else got=finding; fi
+	if [ "$got" = "$want" ]; then
+		tap_result ok "boot stall: $name: $want"
+	else
+		tap_result fail "boot stall: $name: ruled $got, want $want"
+	fi
+}
+
+boot_case "stall alone" emulator \
+	'[   60.000000] svcrdma: listening on 0.0.0.0:20049'
+boot_case "a KASAN report in the other guest" finding \
+	'[   60.000000] BUG: KASAN: slab-out-of-bounds in svcrdma_recvfrom+0x10/0x20 [svcrdma]'
+boot_case "a hung task in the other guest" finding \
+	'[  300.000000] INFO: task nfsd:512 blocked for more than 120 seconds.'
+
+# vm_boot_stalled: only a live guest that has not begun its test, and only
+# once VM_BOOT_SECONDS have passed since it started.
+boot_detect() {
+	local name=$1 want=$2 age=$3 out=$4 alive=$5 d=$tmp/detect-$1 got pid
+	mkdir -p "$d"
+	if [ "$alive" = alive ]; then
+		sleep 60 &
+		pid=$!
+	else
+		pid=999999
+	fi
+	echo "$pid" >"$d/client.pid"
+	echo $(($(date +%s) - age)) >"$d/client.started"
+	[ "$out" = out ] && : >"$d/client.out"
+	got=$(VM_BOOT_SECONDS=300 vm_boot_stalled "$d" client) || got=none
+	[ "$alive" = alive ] && kill "$pid" 2>/dev/null
+	if [ "$got" = "$want" ]; then
+		tap_result ok "boot stall detection: $name: $want"
+	else
+		tap_result fail "boot stall detection: $name: got $got, want $want"
+	fi
+}
+
+boot_detect "no test line after 301 s" client 301 no-out alive
+boot_detect "no test line after 10 s" none 10 no-out alive
+boot_detect "test begun" none 301 out alive
+boot_detect "guest already gone" none 301 no-out dead
 tap_summary

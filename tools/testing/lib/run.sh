@@ -64,6 +64,7 @@ respawn_client() {
 	local rundir=$1 deadline=$2 pid
 	pid=$(cat "$rundir/client.pid")
 	while [ ! -e "$rundir/sync.kill-client" ] && kill -0 "$pid" 2>/dev/null &&
+		! vm_boot_stalled "$rundir" server client >/dev/null &&
 		[ "$(date +%s)" -lt "$deadline" ]; do
 		sleep 0.5
 	done
@@ -142,6 +143,16 @@ link_stalled() {
 	! link_error_before_stall "$1" >/dev/null
 }
 
+# boot_stalled RUNDIR: a guest's kernel stopped before its test began
+# (vm_wait found it so and ended the run) and no guest's log has a kernel
+# report: nothing of ours had been loaded in that guest, so the stall is
+# the emulated machine's or the kernel's own boot, not a finding.  A
+# report anywhere, even in the other guest, makes the failure stand.
+boot_stalled() {
+	[ -e "$1/boot.stalled" ] || return 1
+	! cat "$1"/*.log 2>/dev/null | tr -d '\r' | grep -qE "$VM_SPLAT"
+}
+
 # run_instance TEST TOPOLOGY CLIENT SERVER [WORD...]
 # Each WORD is kernel=debian|6.12|rt|debug (the kernel the guests boot;
 # Debian's 6.1 by default, or RUN_KERNEL's when that is set), fabric=rxe|siw (soft-RoCE by
@@ -153,7 +164,7 @@ run_instance() {
 	local test=$1 topo=$2 client=$3 server=$4 expect='' kernel=debian fabric=rxe w
 	local id="$test/$topo/client=$client,server=$server"
 	local rundir="$RESULTS/vm/$test-$topo-$client-$server"
-	local deadline timeout capture respawn selftest_mod why vms st st2='' name line attempt t0
+	local deadline timeout capture respawn selftest_mod why vms st st2='' name line attempt t0 stalled
 	shift 4
 	for w in "$@"; do
 		case "$w" in
@@ -251,7 +262,11 @@ run_instance() {
 		if [ -e "$rundir/client.killed" ]; then
 			why=$(printf '%s\n%s' "$why" "$(vm_splats "$rundir" client)" | sed '/^$/d')
 		fi
-		if ! link_stalled "$rundir" "$topo" "$expect" "$why"; then
+		if boot_stalled "$rundir"; then
+			stalled="the boot of $(cat "$rundir/boot.stalled") stalled before its test began"
+		elif link_stalled "$rundir" "$topo" "$expect" "$why"; then
+			stalled="the emulated link stalled ($(link_stalled_where "$rundir"))"
+		else
 			if [ -n "$why" ] && [ -n "$(link_stalled_where "$rundir")" ] &&
 				line=$(link_error_before_stall "$rundir"); then
 				why+=$'\n'"the emulated link stalled only after a transport error, so the failure stands: $line"
@@ -259,16 +274,17 @@ run_instance() {
 			break
 		fi
 		[ "$attempt" = 2 ] && break
-		# The emulated wire itself died: QEMU stopped moving frames
-		# between the VMs, which no guest can cause or recover from.
-		# Keep the evidence and run the instance once more; the second
-		# run's verdict is the result, whatever it is.
+		# The emulated wire itself died (QEMU stopped moving frames
+		# between the VMs, which no guest can cause or recover from),
+		# or a kernel stalled in its boot before anything of ours was
+		# loaded.  Keep the evidence and run the instance once more;
+		# the second run's verdict is the result, whatever it is.
 		rm -rf "$rundir.stalled"
 		mv "$rundir" "$rundir.stalled"
 		mkdir -p "$rundir"
 		cp "$rundir.stalled/env" "$rundir/"
 		[ -e "$rundir.stalled/stage-ours.log" ] && cp "$rundir.stalled/stage-ours.log" "$rundir/"
-		tap_diag "$id: first run discarded: the emulated link stalled ($(link_stalled_where "$rundir.stalled")); logs: $rundir.stalled; running it again"
+		tap_diag "$id: first run discarded: $stalled; logs: $rundir.stalled; running it again"
 	done
 	if [ -n "${VM_CAPTURE:-}" ] && [ -z "$why" ]; then
 		if capture_check "$VM_CAPTURE"; then

@@ -223,6 +223,7 @@ vm_start() {
 		-virtfs "local,path=$rundir,mount_tag=results,security_model=none,multidevs=remap" \
 		"${netargs[@]}" >"$rundir/$name.qemu" 2>&1 &
 	echo $! >"$rundir/$name.pid"
+	date +%s >"$rundir/$name.started"
 }
 
 # vm_start_pair RUNDIR DEADLINE: the two-VM topology: a server and a client
@@ -261,6 +262,29 @@ vm_link_dead() {
 	return 1
 }
 
+# How long a guest may take from its start to its test's first line.  The
+# debug kernel gets there in about 20 s under TCG, Debian's in 5.
+VM_BOOT_SECONDS=${VM_BOOT_SECONDS:-300}
+
+# vm_boot_stalled RUNDIR NAME...: print the first named guest that is still
+# running but has not begun its test (stage2.sh creates NAME.out first
+# thing) VM_BOOT_SECONDS after it was started.  Nothing of ours is loaded
+# before then: the initramfs loads only the kernel's own modules.
+vm_boot_stalled() {
+	local rundir=$1 name started now
+	shift
+	now=$(date +%s)
+	for name in "$@"; do
+		[ -e "$rundir/$name.out" ] && continue
+		started=$(cat "$rundir/$name.started" 2>/dev/null) || continue
+		[ $((now - started)) -ge "$VM_BOOT_SECONDS" ] || continue
+		kill -0 "$(cat "$rundir/$name.pid")" 2>/dev/null || continue
+		echo "$name"
+		return 0
+	done
+	return 1
+}
+
 # The most a guest's serial log may hold before the run is ended.
 VM_LOG_MAX=${VM_LOG_MAX:-67108864}
 
@@ -294,6 +318,14 @@ vm_wait() {
 		# deadline: its first reports are all the verdict needs.
 		if vm_log_flooded "$rundir" "$@"; then
 			vm_kill_all "$rundir" "timeout (console flood past $VM_LOG_MAX bytes)" "$@"
+			break
+		fi
+		# A kernel that stops before its initramfs hands over (seen on
+		# the debug kernel: idle in the RCU-tasks self-tests, its timer
+		# interrupt gone) never gets there.
+		if name=$(vm_boot_stalled "$rundir" "$@"); then
+			echo "$name" >"$rundir/boot.stalled"
+			vm_kill_all "$rundir" "timeout (boot stalled: $name had not begun its test ${VM_BOOT_SECONDS} s after it started)" "$@"
 			break
 		fi
 		alive=0
