@@ -6,7 +6,9 @@
 # alone is the emulator's; a stall that a transport error came before is
 # the transport's, and its failure must stand.  Likewise a guest whose boot
 # stalled before its test began is the emulator's only while no guest's
-# log has a kernel report.  Prints TAP.
+# log has a kernel report; and the in-tree transport's own failures (both
+# ends in-tree, or its rxe fast-register defect while our side stayed
+# quiet) are not ours.  Prints TAP.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/testing/lib/run.sh
@@ -107,4 +109,34 @@ boot_detect "no test line after 301 s" client 301 no-out alive
 boot_detect "no test line after 10 s" none 10 no-out alive
 boot_detect "test begun" none 301 out alive
 boot_detect "guest already gone" none 301 no-out dead
+# inc_case NAME RULED CLIENT SERVER EXPECT CLIENT-LINE SERVER-LINE: a failed
+# 2vm run whose guests logged the given lines (empty: none).
+inc_case() {
+	local name=$1 want=$2 d=$tmp/inc-$1 got
+	mkdir -p "$d"
+	printf '%s\n' '[    1.000000] Linux version 6.1' ${6:+"$6"} >"$d/client.log"
+	printf '%s\n' '[    1.000000] Linux version 6.1' ${7:+"$7"} >"$d/server.log"
+	echo "not ok client nfs3-files" >"$d/subtests"
+	if incumbent_failed "$d" "$3" "$4" "$5" "client: guest exit status '1'" >/dev/null; then
+		got=incumbent
+	else
+		got=finding
+	fi
+	if [ "$got" = "$want" ]; then
+		tap_result ok "incumbent: $name: $want"
+	else
+		tap_result fail "incumbent: $name: ruled $got, want $want"
+	fi
+}
+
+NOT_FREE='[  102.000000] rdma_rxe: rxe_reg_fast_mr: mr->lkey = 0x1073 not free'
+RXE_WARN='[  140.542991] WARNING: CPU: 0 PID: 17 at drivers/infiniband/sw/rxe/rxe_pool.c:255 __rxe_cleanup+0x118/0x160 [rdma_rxe]'
+inc_case "in-tree at both ends" incumbent intree intree "" "" "$RXE_WARN"
+inc_case "in-tree at both ends, a self-test" finding intree intree crash "" "$RXE_WARN"
+inc_case "in-tree client's defect, our server quiet" incumbent intree ours "" "$NOT_FREE" ""
+inc_case "in-tree client's defect, our server warned" finding intree ours "" "$NOT_FREE" "$RXE_WARN"
+inc_case "in-tree client failed without the defect" finding intree ours "" "" ""
+inc_case "our client logged the defect" finding ours intree "" "$NOT_FREE" ""
+inc_case "ours at both ends" finding ours ours "" "$NOT_FREE" ""
+inc_case "both clients' defect: ours too" finding ours intree "" "$NOT_FREE" "$NOT_FREE"
 tap_summary
