@@ -95,7 +95,6 @@ static void svcrdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct svcrdma_recv_ctxt *rc =
 		container_of(wc->wr_cqe, struct svcrdma_recv_ctxt, cqe);
 	struct svcrdma_xprt *xp = rc->xp;
-	bool parked;
 
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR) {
@@ -112,17 +111,7 @@ static void svcrdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	rc->byte_len = wc->byte_len;
 	spin_lock(&xp->ready_lock);
 	list_add_tail(&rc->node, &xp->ready);
-	/*
-	 * A connection at its share of threads is re-armed by whoever
-	 * clears THROTTLED (svcrdma_unhold() or svcrdma_hold()'s re-check);
-	 * waking a thread now would only have it refused.  Reading the bit
-	 * under ready_lock orders it against the pop of the thread that
-	 * re-arms: if we see it set, that pop comes after our add.
-	 */
-	parked = test_bit(SVCRDMA_F_THROTTLED, &xp->flags);
 	spin_unlock(&xp->ready_lock);
-	if (parked)
-		return;
 	set_bit(XPT_DATA, &xp->xprt.xpt_flags);
 	svc_xprt_enqueue(&xp->xprt);
 }
