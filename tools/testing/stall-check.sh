@@ -8,7 +8,8 @@
 # stalled before its test began is the emulator's only while no guest's
 # log has a kernel report; and the in-tree transport's own failures (both
 # ends in-tree, or its rxe fast-register defect while our side stayed
-# quiet) are not ours.  Prints TAP.
+# quiet) are not ours.  And a guest whose peer failed is ended after
+# VM_ABORT_GRACE, one whose peer passed is not.  Prints TAP.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/testing/lib/run.sh
@@ -139,4 +140,40 @@ inc_case "in-tree client failed without the defect" finding intree ours "" "" ""
 inc_case "our client logged the defect" finding ours intree "" "$NOT_FREE" ""
 inc_case "ours at both ends" finding ours ours "" "$NOT_FREE" ""
 inc_case "both clients' defect: ours too" finding ours intree "" "$NOT_FREE" "$NOT_FREE"
+
+# abort_case NAME SERVER-EXIT WANT: vm_wait on two stand-in guests (shell
+# processes, not QEMU): the server exits at once with the given console
+# status line, the client would run for a minute.  WANT: "killed" (the
+# client is ended VM_ABORT_GRACE after a failed peer) or "waited" (a clean
+# peer exit leaves the client to finish or meet its deadline).
+abort_case() {
+	local name=$1 exitline=$2 want=$3 d=$tmp/abort-$1 got t0
+	mkdir -p "$d"
+	printf '%s\n' '[    1.000000] Linux version 6.1' "$exitline" >"$d/server.log"
+	: >"$d/client.log"
+	: >"$d/server.out"
+	: >"$d/client.out"
+	true &
+	echo $! >"$d/server.pid"
+	sleep 60 &
+	echo $! >"$d/client.pid"
+	t0=$(date +%s)
+	VM_ABORT_GRACE=2 vm_wait "$d" $((t0 + 8)) server client
+	if grep -q 'after its peer failed' "$d/client.timeout" 2>/dev/null; then
+		got=killed
+	elif [ -e "$d/client.timeout" ]; then
+		got=waited
+	else
+		got="left alone"
+	fi
+	kill "$(cat "$d/client.pid")" 2>/dev/null
+	if [ "$got" = "$want" ]; then
+		tap_result ok "abort grace: $name: $want ($(($(date +%s) - t0)) s)"
+	else
+		tap_result fail "abort grace: $name: $got, want $want"
+	fi
+}
+
+abort_case "peer failed" 'NFSRDMA-EXIT: 1' killed
+abort_case "peer passed" 'NFSRDMA-EXIT: 0' waited
 tap_summary

@@ -266,6 +266,10 @@ vm_link_dead() {
 # debug kernel gets there in about 20 s under TCG, Debian's in 5.
 VM_BOOT_SECONDS=${VM_BOOT_SECONDS:-300}
 
+# How long a guest may run on after its peer exited with a failure: enough
+# for its own teardown and kmemleak scans on the debug kernel.
+VM_ABORT_GRACE=${VM_ABORT_GRACE:-150}
+
 # vm_boot_stalled RUNDIR NAME...: print the first named guest that is still
 # running but has not begun its test (stage2.sh creates NAME.out first
 # thing) VM_BOOT_SECONDS after it was started.  Nothing of ours is loaded
@@ -304,7 +308,7 @@ vm_log_flooded() {
 # without a clean status makes its peer give up at once instead of waiting
 # out its own timeout.
 vm_wait() {
-	local rundir=$1 deadline=$2 name pid alive
+	local rundir=$1 deadline=$2 name pid alive failed_at=''
 	shift 2
 	while :; do
 		# A link whose frames stopped moving a minute ago will not come
@@ -335,10 +339,20 @@ vm_wait() {
 				alive=1
 				continue
 			fi
-			tr -d '\r' <"$rundir/$name.log" 2>/dev/null | grep -q '^NFSRDMA-EXIT: 0$' ||
-				: >"$rundir/sync.abort"
+			tr -d '\r' <"$rundir/$name.log" 2>/dev/null | grep -q '^NFSRDMA-EXIT: 0$' && continue
+			: >"$rundir/sync.abort"
+			[ -n "$failed_at" ] || failed_at=$(date +%s)
 		done
 		[ "$alive" = 0 ] && break
+		# A guest that failed has decided the verdict.  Its peer sees
+		# sync.abort and normally ends within seconds; one that does
+		# not (a task stuck on a hard mount) would hold the run until
+		# the deadline, up to 25 minutes of CI's time for nothing.
+		if [ -n "$failed_at" ] &&
+			[ "$(date +%s)" -ge $((failed_at + VM_ABORT_GRACE)) ]; then
+			vm_kill_all "$rundir" "timeout (still running ${VM_ABORT_GRACE} s after its peer failed)" "$@"
+			break
+		fi
 		if [ "$(date +%s)" -ge "$deadline" ]; then
 			vm_kill_all "$rundir" timeout "$@"
 			break
@@ -367,7 +381,7 @@ vm_kill_all() {
 # vm_splats RUNDIR NAME: print the kernel's complaints in a guest's log.
 vm_splats() {
 	local splats
-	splats=$(tr -d '\r' <"$1/$2.log" | grep -E "$VM_SPLAT" | head -n 20)
+	splats=$(tr -d '\r' <"$1/$2.log" | grep -E "$VM_SPLAT" | head -n 40)
 	[ -n "$splats" ] || return 0
 	echo "$2: kernel reported:"
 	printf '%s\n' "$splats"
