@@ -195,23 +195,45 @@ incumbent_failed() {
 	echo "the in-tree $hit hit rxe's fast-register defect ($(tr -d '\r' <"$rundir/$hit.log" | grep -m1 -oE "$INCUMBENT_RXE_DEFECT")), and our side reported nothing"
 }
 
+# expect_pattern WORD: what the failure report of a self-test expecting
+# WORD must contain (two patterns, tab-separated, when both must appear).
+expect_pattern() {
+	case "$1" in
+	crash) echo 'sysrq: Trigger a crash' ;;
+	timeout) echo 'timed out and was killed' ;;
+	status) echo "guest exit status '3'" ;;
+	kasan) printf '%s\t%s\n' 'BUG: KASAN: slab-out-of-bounds' 'BUG: KASAN: use-after-free' ;;
+	ubsan) echo 'UBSAN: array-index-out-of-bounds' ;;
+	lockdep) echo 'possible circular locking dependency' ;;
+	kmemleak) echo 'nfsrdma-kmemleak: .*nfsrdma_selftest' ;;
+	dma) echo 'DMA-API: .* frees DMA memory with different size' ;;
+	*) return 1 ;;
+	esac
+}
+
 # run_instance TEST TOPOLOGY CLIENT SERVER [WORD...]
 # Each WORD is kernel=debian|6.12|rt|debug (the kernel the guests boot;
 # Debian's 6.1 by default, or RUN_KERNEL's when that is set), fabric=rxe|siw (soft-RoCE by
-# default; soft-iWARP needs the debug kernel, Debian's lacks siw), or the word the harness's
-# failure report must contain for a self-test that must fail: crash,
-# timeout, status, or the checker the debug kernel must fire (kasan,
-# lockdep, kmemleak, dma, ubsan).
+# default; soft-iWARP needs the debug kernel, Debian's lacks siw), NAME=VALUE
+# (an upper-case setting the test reads from its environment, such as a
+# shorter soak for make check than for make check-full; it is named in the
+# TAP line), or what the harness's failure report must contain for a
+# self-test that must fail: crash, timeout, status, or the checker the
+# debug kernel must fire (kasan, lockdep, kmemleak, dma, ubsan), several
+# joined by "+" when one boot commits each checker's fault in turn: one
+# TAP line per checker.
 run_instance() {
 	local test=$1 topo=$2 client=$3 server=$4 expect='' kernel=debian fabric=rxe w
 	local id="$test/$topo/client=$client,server=$server"
 	local rundir="$RESULTS/vm/$test-$topo-$client-$server"
-	local deadline timeout capture respawn selftest_mod why vms st st2='' name line attempt t0 stalled
+	local deadline timeout capture respawn selftest_mod why vms st st2 name line attempt t0 stalled
+	local -a settings=()
 	shift 4
 	for w in "$@"; do
 		case "$w" in
 		kernel=*) kernel=${w#kernel=} ;;
 		fabric=*) fabric=${w#fabric=} ;;
+		[A-Z]*=*) settings+=("$w") ;;
 		*) expect=$w ;;
 		esac
 	done
@@ -224,6 +246,10 @@ run_instance() {
 		rundir+="-$kernel"
 		[ "$fabric" = rxe ] || rundir+="-$fabric"
 	fi
+	for w in "${settings[@]}"; do
+		id+="/$w"
+		rundir+="-$w"
+	done
 	case "$fabric/$kernel" in
 	rxe/* | siw/debug) ;;
 	*)
@@ -254,6 +280,9 @@ run_instance() {
 		CLIENT_TRANSPORT=$client
 		SERVER_TRANSPORT=$server
 	EOT
+	for w in "${settings[@]}"; do
+		echo "$w" >>"$rundir/env"
+	done
 	if [ "$client" = ours ] || [ "$server" = ours ]; then
 		if ! vm_stage_ours >"$rundir/stage-ours.log" 2>&1; then
 			tap_result fail "$id: 'make install' into the guest image failed"
@@ -341,24 +370,21 @@ run_instance() {
 	fi
 
 	if [ -n "$expect" ]; then
-		case "$expect" in
-		crash) st='sysrq: Trigger a crash' ;;
-		timeout) st='timed out and was killed' ;;
-		status) st="guest exit status '3'" ;;
-		kasan) st='BUG: KASAN: slab-out-of-bounds' st2='BUG: KASAN: use-after-free' ;;
-		ubsan) st='UBSAN: array-index-out-of-bounds' ;;
-		lockdep) st='possible circular locking dependency' ;;
-		kmemleak) st='nfsrdma-kmemleak: .*nfsrdma_selftest' ;;
-		dma) st='DMA-API: .* frees DMA memory with different size' ;;
-		*) st="unknown expect word '$expect'" ;;
-		esac
-		if printf '%s\n' "$why" | grep -q -- "$st" &&
-			printf '%s\n' "$why" | grep -q -- "${st2:-$st}"; then
-			tap_result ok "$id: harness reports the failure ($expect)"
-		else
-			tap_result fail "$id: harness did not report the expected $expect failure"
-			tap_diag "$why" "logs: $rundir"
-		fi
+		for w in ${expect//+/ }; do
+			if ! st=$(expect_pattern "$w"); then
+				tap_result fail "$id: unknown expect word '$w'"
+				continue
+			fi
+			st2=${st#*$'\t'}
+			st=${st%%$'\t'*}
+			if printf '%s\n' "$why" | grep -q -- "$st" &&
+				printf '%s\n' "$why" | grep -q -- "$st2"; then
+				tap_result ok "$id: harness reports the failure ($w)"
+			else
+				tap_result fail "$id: harness did not report the expected $w failure"
+				tap_diag "$why" "logs: $rundir"
+			fi
+		done
 		tap_diag "$id: $(($(date +%s) - t0)) s"
 		return
 	fi
