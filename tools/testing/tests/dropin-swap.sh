@@ -9,10 +9,12 @@
 # vmstat counters prove paging happened through the file.
 
 TIMEOUT=720
-SWAP_MB=256
+# make check pages about 80 MiB through the file; make check-full sets
+# SWAP_MB=256 HOG_LIMIT_MB=64 HOG_MB=192, the run that first proved swap.
+SWAP_MB=${SWAP_MB:-128}
 # The hog's memory limit and size: what does not fit goes to swap.
-HOG_LIMIT_MB=64
-HOG_MB=192
+HOG_LIMIT_MB=${HOG_LIMIT_MB:-48}
+HOG_MB=${HOG_MB:-128}
 
 # hog MiB: fill MiB of anonymous memory, one 8-byte tag per 4 KiB page,
 # then read every tag back.  The interpreter first locks what it has
