@@ -97,6 +97,8 @@ struct hs_call {
 struct hs_conn {
 	bool used, established, dead;
 	bool starve;			/* receives are no longer reposted */
+	u32 early_left;			/* calls still to precede with early replies */
+	struct nfsrdma_wire_seg early_seg;	/* the stale Reply chunk they name */
 	unsigned int serial;
 	struct rdma_cm_id *id;
 	struct ibv_pd *pd;
@@ -389,6 +391,8 @@ static u32 grant(struct hs_conn *c)
 {
 	u32 g = c->want_credits;
 
+	if (c->early_left)
+		return 1;	/* keep the client's calls queued for credits */
 	if (g < 1)
 		g = 1;
 	if (g > HS_MAX_GRANT)
@@ -906,6 +910,56 @@ static void c_starve(struct hs_act *a)
 	send_reply(a->c, a->call, a->rec, a->len);
 }
 
+/*
+ * Early replies (security-review-early-reply).  The client numbers its
+ * calls in sequence and assigns each XID, listing the call for a reply,
+ * before the call is marshalled; with one credit granted, its next calls
+ * wait there.  So for the next HS_EARLY_CALLS calls after the case fires,
+ * each reply grants one credit, and each call received is preceded by
+ * RDMA_NOMSG replies to the HS_EARLY_AHEAD XIDs after it, naming the
+ * Reply chunk of the call the case fired on, whose registration the
+ * client dropped when it took that call's real reply.  A call that has
+ * not been marshalled has offered nothing: such a reply must be refused,
+ * never judged against what the call's slot offered for an earlier call.
+ * XIDs not yet used match nothing and are dropped.
+ */
+#define HS_EARLY_CALLS	32
+#define HS_EARLY_AHEAD	4
+
+static void early_replies(struct hs_conn *c, __be32 after)
+{
+	const struct nfsrdma_wire_seg *s = &c->early_seg;
+	struct raw m;
+	__be32 xid;
+	u32 k;
+
+	c->early_left--;
+	for (k = 1; k <= HS_EARLY_AHEAD && !c->dead; k++) {
+		xid = htonl(ntohl(after) + k);
+		m.len = 0;
+		memcpy(m.b, &xid, 4);
+		m.len = 4;
+		put(&m, NFSRDMA_WIRE_VERSION);
+		put(&m, 1);
+		put(&m, NFSRDMA_WIRE_PROC_NOMSG);
+		put(&m, 0);	/* no Read list */
+		put(&m, 0);	/* no Write list */
+		put(&m, 1);	/* a Reply chunk ... */
+		put(&m, 1);	/* ... of one segment */
+		put_seg(&m, s, s->length < 512 ? s->length : 512);
+		if (send_msg(c, m.b, m.len, NULL, 0))
+			return;
+	}
+}
+
+static void c_early_reply(struct hs_act *a)
+{
+	a->c->early_seg = a->call->rsegs[0];
+	a->c->early_left = HS_EARLY_CALLS;
+	send_reply_as(a->c, a->call, a->rec, a->len, a->call->xid, 1);
+	early_replies(a->c, a->call->xid);
+}
+
 static void err_hdr(struct raw *m, struct hs_act *a, u32 err)
 {
 	put_fixed(m, a, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_ERROR);
@@ -992,6 +1046,7 @@ static const struct hs_case cases[] = {
 	{ "err-short-body", "ERR_VERS without its high version", SEL_MARKER, false, c_err_short_body },
 	{ "security-review-overclaim-write", "a Write chunk claiming twice the bytes written", SEL_WRITE, true, c_overclaim_write },
 	{ "security-review-starve", "the real reply, then no receive reposted", SEL_MARKER, true, c_starve },
+	{ "security-review-early-reply", "for 32 calls, 1 credit and RDMA_NOMSG to the 4 XIDs ahead", SEL_MREPLY, true, c_early_reply },
 };
 
 #define NR_CASES (sizeof(cases) / sizeof(cases[0]))
@@ -1286,6 +1341,8 @@ static void handle_recv(struct hs_conn *c, const uint8_t *buf, size_t len)
 			return;
 		}
 	}
+	if (c->early_left)
+		early_replies(c, call->xid);
 	call->next = c->calls;
 	c->calls = call;
 	tcp_send_record(c, rec, rlen);

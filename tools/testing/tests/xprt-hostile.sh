@@ -19,6 +19,10 @@
 #   f  as m, but only a call that offered a Reply chunk (NFSv4 OPEN)
 #   n  a small file written with fsync, its data holding the marker: an
 #      inline WRITE, which offers no Write or Reply chunk
+#   e  as f, while 8 readers loop over uncached 128 KiB files, so that
+#      calls queue for credits when the crafted reply grants one; every
+#      read that completes must return its file's bytes, and at least
+#      one must complete after the case fired
 #   k  as m; then uncached reads until the server's receives run out (the
 #      case stops reposting them) and our Sends stall; then the listing
 #      of a 300-entry directory opened beforehand (a synchronous READDIR
@@ -48,6 +52,7 @@ HS_CTL=/results
 HS_RDMA_ALT_PORT=20050
 HS_DIR_ENTRIES=300
 HS_READ_SIZE=131072
+HS_READERS=8
 # Small enough for a userspace proxy under TCG, still past 1 MiB.
 FILE_SIZES="0 1 4095 4096 1048577 4194304"
 LISTING_ENTRIES=1000
@@ -81,6 +86,7 @@ err-unknown               m EIO|EPROTONOSUPPORT|ok
 err-short-body            m EIO|EPROTONOSUPPORT|ok
 security-review-overclaim-write w zeroed|EIO
 security-review-starve    k exited log
+security-review-early-reply e ok|EIO
 "
 
 hs_read_content() {
@@ -97,6 +103,12 @@ server_prepare() {
 		[ -n "$name" ] || continue
 		case $sel in
 		m | f) echo "hostile $name" >"$EXPORT_DIR/HOSTILE-$name" ;;
+		e)
+			echo "hostile $name" >"$EXPORT_DIR/HOSTILE-$name"
+			for ((i = 0; i < HS_READERS; i++)); do
+				hs_read_content "$name-$i" >"$EXPORT_DIR/read-$name-$i.bin"
+			done
+			;;
 		k)
 			echo "hostile $name" >"$EXPORT_DIR/HOSTILE-$name"
 			mkdir "$EXPORT_DIR/dir-$name"
@@ -253,6 +265,48 @@ os.listdir(fd)' "$MNT/dir-$name" /tmp/hs.go &
 		{ log "$name: the kill never waited on a fence"; return 2; }
 }
 
+# hs_readers NAME: the e selector.  HS_READERS loops of O_DIRECT reads,
+# each of its own file, each read compared, run around the cued syscall
+# (whose outcome is the case's).  Fails if any read returned wrong bytes
+# or none completed once the case had fired.
+hs_readers() {
+	local name=$1 i pids=() bad rounds failed rc
+	rm -f /tmp/hs.stop /tmp/hs.bad.* /tmp/hs.rounds.* /tmp/hs.bgerr
+	for ((i = 0; i < HS_READERS; i++)); do
+		hs_read_content "$name-$i" >"/tmp/hs.want.$i"
+		(
+			while [ ! -e /tmp/hs.stop ]; do
+				if timeout 55 dd if="$MNT/read-$name-$i.bin" of="/tmp/hs.got.$i" \
+					bs=128k iflag=direct status=none 2>>/tmp/hs.bgerr; then
+					cmp -s "/tmp/hs.got.$i" "/tmp/hs.want.$i" || echo "$i" >>"/tmp/hs.bad.$i"
+					[ -e "$HS_CTL/hs.fired.$name" ] && echo x >>"/tmp/hs.rounds.$i"
+				fi
+			done
+		) &
+		pids+=($!)
+	done
+	sleep 2
+	timeout 55 cat "$MNT/HOSTILE-$name" >/tmp/hs.got 2>>/tmp/hs.err
+	rc=$?
+	# Until a read has completed since the case fired (a rejected reply
+	# may have cost a reconnect), or 30 s.
+	for ((i = 0; i < 30; i++)); do
+		sleep 1
+		cat /tmp/hs.rounds.* >/dev/null 2>&1 && break
+	done
+	touch /tmp/hs.stop
+	for i in "${pids[@]}"; do
+		timeout 60 tail --pid="$i" -f /dev/null
+	done
+	bad=$(cat /tmp/hs.bad.* 2>/dev/null | wc -l)
+	rounds=$(cat /tmp/hs.rounds.* 2>/dev/null | wc -l)
+	failed=$(cat /tmp/hs.bgerr 2>/dev/null | wc -l)
+	log "$name: $rounds reads completed after the case fired, $bad returned wrong bytes, $failed failed"
+	[ "$bad" = 0 ] || { fail "$name: $bad background reads returned wrong bytes"; return 1; }
+	[ "$rounds" -gt 0 ] || { fail "$name: no background read completed after the case fired"; return 1; }
+	return $rc
+}
+
 # Write 1 MiB, read it back past the page cache, compare.
 hs_usable() {
 	local f=$MNT/after-$1
@@ -289,6 +343,11 @@ hs_case() {
 			</tmp/hs.want 2>/tmp/hs.err
 		rc=$?
 		[ "$rc" = 0 ] && timeout 55 cat "$MNT/new-$name" >/tmp/hs.got
+		;;
+	e)
+		echo "hostile $name" >/tmp/hs.want
+		hs_readers "$name"
+		rc=$?
 		;;
 	k)
 		if hs_starve "$name"; then rc=exited; else rc=$?; fi
@@ -332,11 +391,15 @@ hs_case() {
 hs_client() {
 	local rc=0 name sel allowed must
 	nfs_client_prepare || return 1
-	subtest hostile-server-proxy-nfs3 hs_proxy_io 3 || rc=1
-	subtest "hostile-server-proxy-nfs$HS_MNT_VERS" hs_proxy_io "$HS_MNT_VERS" || rc=1
+	if [ -z "${HS_ONLY:-}" ]; then
+		subtest hostile-server-proxy-nfs3 hs_proxy_io 3 || rc=1
+		subtest "hostile-server-proxy-nfs$HS_MNT_VERS" hs_proxy_io "$HS_MNT_VERS" || rc=1
+	fi
 	nfs_mount "$HS_MNT_VERS" || return 1
 	while read -r name sel allowed must; do
 		[ -n "$name" ] || continue
+		# HS_ONLY=REGEX (for development): only the matching cases.
+		[ -z "${HS_ONLY:-}" ] || [[ $name =~ $HS_ONLY ]] || continue
 		subtest "hostile-server-$name" hs_case "$name" "$sel" "$allowed" "$must" || rc=1
 	done <<<"$HS_CASES"
 	grep -E '^[[:space:]]*xprt:' /proc/self/mountstats | sed 's/^/mountstats: /'
