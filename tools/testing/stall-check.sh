@@ -147,7 +147,7 @@ inc_case "both clients' defect: ours too" finding ours intree "" "$NOT_FREE" "$N
 # client is ended VM_ABORT_GRACE after a failed peer) or "waited" (a clean
 # peer exit leaves the client to finish or meet its deadline).
 abort_case() {
-	local name=$1 exitline=$2 want=$3 d=$tmp/abort-$1 got t0
+	local name=$1 exitline=$2 want=$3 d=$tmp/abort-$1 got t0 secs
 	mkdir -p "$d"
 	printf '%s\n' '[    1.000000] Linux version 6.1' "$exitline" >"$d/server.log"
 	: >"$d/client.log"
@@ -159,8 +159,10 @@ abort_case() {
 	echo $! >"$d/client.pid"
 	t0=$(date +%s)
 	VM_ABORT_GRACE=2 vm_wait "$d" $((t0 + 8)) server client
+	secs=$(($(date +%s) - t0))
 	if grep -q 'after its peer failed' "$d/client.timeout" 2>/dev/null; then
-		got=killed
+		# Not at once: after the grace.
+		if [ "$secs" -ge 2 ] && [ "$secs" -lt 8 ]; then got=killed; else got="killed after $secs s"; fi
 	elif [ -e "$d/client.timeout" ]; then
 		got=waited
 	else

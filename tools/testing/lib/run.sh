@@ -233,7 +233,21 @@ run_instance() {
 		case "$w" in
 		kernel=*) kernel=${w#kernel=} ;;
 		fabric=*) fabric=${w#fabric=} ;;
-		[A-Z]*=*) settings+=("$w") ;;
+		*=*)
+			# An environment variable of the test's own: never one
+			# the harness sets itself.
+			case "${w%%=*}" in
+			TEST | TOPOLOGY | REPO | KVER | KERNEL | FABRIC | CLIENT_TRANSPORT | SERVER_TRANSPORT) ;;
+			*)
+				if [[ ${w%%=*} =~ ^[A-Z_][A-Z0-9_]*$ ]]; then
+					settings+=("$w")
+					continue
+				fi
+				;;
+			esac
+			tap_result fail "$id: '$w' is not a setting a test may take"
+			return
+			;;
 		*) expect=$w ;;
 		esac
 	done
@@ -281,7 +295,7 @@ run_instance() {
 		SERVER_TRANSPORT=$server
 	EOT
 	for w in "${settings[@]}"; do
-		echo "$w" >>"$rundir/env"
+		printf '%s=%q\n' "${w%%=*}" "${w#*=}" >>"$rundir/env"
 	done
 	if [ "$client" = ours ] || [ "$server" = ours ]; then
 		if ! vm_stage_ours >"$rundir/stage-ours.log" 2>&1; then
