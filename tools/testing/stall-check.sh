@@ -8,7 +8,8 @@
 # stalled before its test began is the emulator's only while no guest's
 # log has a kernel report; and the in-tree transport's own failures (both
 # ends in-tree, or its rxe fast-register defect while our side stayed
-# quiet) are not ours.  And a guest whose peer failed is ended after
+# quiet) are not ours.  rxe's QP cleanup warning is the stall's consequence
+# only after it.  And a guest whose peer failed is ended after
 # VM_ABORT_GRACE, one whose peer passed is not.  Prints TAP.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -56,6 +57,14 @@ case_ "a KASAN report after it" transport \
 	'[  390.000000] BUG: KASAN: use-after-free in xprtrdma_reply_done+0x10/0x20 [xprtrdma]'
 case_ "a soft lockup after it" transport \
 	'[  400.000000] watchdog: BUG: soft lockup - CPU#0 stuck for 26s! [kworker/0:1:17]'
+# Seen in make check (dropin-swap ours/intree): the link died at 21 s, the
+# transport was closed at 85 s and rxe warned that the QP's cleanup timed
+# out, the stuck frames holding its references.
+RXE_CLEANUP='WARNING: CPU: 0 PID: 24 at drivers/infiniband/sw/rxe/rxe_pool.c:255 __rxe_cleanup+0x118/0x160 [rdma_rxe]'
+case_ "rxe QP cleanup warning after it" emulator \
+	"[  390.000000] $RXE_CLEANUP" '[  390.000100] Call Trace:'
+case_ "rxe QP cleanup warning before it" transport \
+	"[  300.000000] $RXE_CLEANUP" '[  300.000100] Call Trace:'
 case_ "a server error before it" transport \
 	'[  150.000000] svcrdma: send to 192.0.2.2:40000 failed: transport retry counter exceeded'
 # boot_case NAME RULED SERVER-LINE...: a run that vm_wait ended because
