@@ -277,7 +277,9 @@ run_instance() {
 	fi
 	for w in "${settings[@]}"; do
 		id+="/$w"
-		rundir+="-$w"
+		# QEMU's -virtfs takes the directory inside a comma-separated
+		# option list: no comma, nor anything else odd, in its name.
+		rundir+="-${w//[^A-Za-z0-9._=-]/_}"
 	done
 	case "$fabric/$kernel" in
 	rxe/* | siw/debug) ;;
