@@ -2,9 +2,13 @@
 #
 # Helpers for test bodies running inside a guest (sourced by stage2.sh).
 #
-# Environment from /results/env: TEST, TOPOLOGY (1vm|2vm), REPO, KVER,
-# KERNEL (debian|debug), FABRIC (rxe|siw), CLIENT_TRANSPORT and
-# SERVER_TRANSPORT (intree|ours), NFS_PORT.
+# Environment from /results/env: TEST (one test, or several joined by "+"
+# that share this boot), TOPOLOGY (1vm|2vm), REPO, KVER, KERNEL
+# (debian|debug), FABRIC (rxe|siw), CLIENT_TRANSPORT and SERVER_TRANSPORT
+# (intree|ours), NFS_PORT.  stage2.sh sets CUR_TEST to the test running now
+# when the boot is shared: its rendezvous names and subtest names are then
+# its own, so one test's "client-done" never releases the next test's
+# server.
 
 SERVER_ADDR=192.0.2.1
 CLIENT_ADDR=192.0.2.2
@@ -32,30 +36,49 @@ exit_guest() {
 	/bin/busybox poweroff -f
 }
 
+# In a shared boot, what prefixes this test's subtest and rendezvous names.
+test_ns() {
+	[ -n "${CUR_TEST:-}" ] && echo "$CUR_TEST/"
+}
+
 # subtest NAME CMD...: run one named check; the host turns each into a TAP line.
 subtest() {
 	local name=$1
 	shift
-	log "--- subtest $name"
+	log "--- subtest $(test_ns)$name"
 	if "$@"; then
-		echo "ok $role $name" >>/results/subtests
+		echo "ok $role $(test_ns)$name" >>/results/subtests
 		return 0
 	fi
-	echo "not ok $role $name" >>/results/subtests
+	echo "not ok $role $(test_ns)$name" >>/results/subtests
 	return 1
 }
 
+# sync_file NAME: the file a rendezvous NAME is, in this test's namespace.
+# "abort" is the boot's: a guest that gives up ends every test after it.
+sync_file() {
+	if [ "$1" = abort ] || [ -z "${CUR_TEST:-}" ]; then
+		echo "/results/sync.$1"
+	else
+		echo "/results/sync.$CUR_TEST.$1"
+	fi
+}
+
 # signal NAME / await NAME [SECONDS]: rendezvous between the two VMs through
-# the shared results directory.
+# the shared results directory.  signalled NAME: whether NAME was signalled.
 signal() {
-	: >"/results/sync.$1"
+	: >"$(sync_file "$1")"
+}
+
+signalled() {
+	[ -e "$(sync_file "$1")" ]
 }
 
 await() {
 	local i
 	for ((i = 0; i < ${2:-600}; i++)); do
-		[ -e "/results/sync.$1" ] && return 0
-		if [ -e /results/sync.abort ]; then
+		signalled "$1" && return 0
+		if signalled abort; then
 			fail "peer aborted while waiting for $1"
 			return 1
 		fi

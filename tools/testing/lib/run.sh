@@ -226,7 +226,28 @@ expect_pattern() {
 	esac
 }
 
+# boot_var TESTS NAME DEFAULT: test_var across the tests ("+"-joined) that
+# share one boot: the sum for TIMEOUT, the first non-empty value otherwise.
+boot_var() {
+	local t v out=
+	for t in ${1//+/ }; do
+		v=$(test_var "$t" "$2" "$3" 2>&1)
+		if [ "$2" = TIMEOUT ]; then
+			case "$v" in '' | *[!0-9]*) echo "$t: $v"; return ;; esac
+			out=$((${out:-0} + v))
+		elif [ -z "$out" ]; then
+			out=$v
+		fi
+	done
+	echo "$out"
+}
+
 # run_instance TEST TOPOLOGY CLIENT SERVER [WORD...]
+# TEST may be several tests joined by "+": they run one after the other in
+# the same boot (guest/stage2.sh), each with its own TAP lines, named as if
+# it had run alone.  That is for the debug kernel, whose boots and kmemleak
+# scans cost minutes; a test that kills or respawns a guest, or captures
+# the link, needs a boot of its own.
 # Each WORD is kernel=debian|6.12|rt|debug (the kernel the guests boot;
 # Debian's 6.1 by default, or RUN_KERNEL's when that is set), fabric=rxe|siw (soft-RoCE by
 # default; soft-iWARP needs the debug kernel, Debian's lacks siw), NAME=VALUE
@@ -239,9 +260,9 @@ expect_pattern() {
 # TAP line per checker.
 run_instance() {
 	local test=$1 topo=$2 client=$3 server=$4 expect='' kernel=debian fabric=rxe w
-	local id="$test/$topo/client=$client,server=$server"
+	local suffix="$topo/client=$client,server=$server" id t
 	local rundir="$RESULTS/vm/$test-$topo-$client-$server"
-	local deadline timeout capture respawn selftest_mod why vms st st2 name line attempt t0 stalled
+	local deadline timeout capture respawn selftest_mod why vms st st2 name line attempt t0 stalled seen
 	local -a settings=()
 	shift 4
 	for w in "$@"; do
@@ -271,16 +292,34 @@ run_instance() {
 	# Debian's kernel on rxe keeps the ids and directories it always had;
 	# any other kernel or fabric names both kernel and fabric in both.
 	if [ "$kernel" != debian ] || [ "$fabric" != rxe ]; then
-		id+="/kernel=$kernel/$fabric"
+		suffix+="/kernel=$kernel/$fabric"
 		rundir+="-$kernel"
 		[ "$fabric" = rxe ] || rundir+="-$fabric"
 	fi
 	for w in "${settings[@]}"; do
-		id+="/$w"
+		suffix+="/$w"
 		# QEMU's -virtfs takes the directory inside a comma-separated
 		# option list: no comma, nor anything else odd, in its name.
 		rundir+="-${w//[^A-Za-z0-9._=-]/_}"
 	done
+	id="$test/$suffix"
+	for t in ${test//+/ }; do
+		if [ ! -e "$VM_TOP/tools/testing/tests/$t.sh" ]; then
+			tap_result fail "$id: no test '$t'"
+			return
+		fi
+	done
+	if [ "$test" != "${test//+/}" ]; then
+		if [ -n "$expect" ]; then
+			tap_result fail "$id: a self-test needs a boot of its own"
+			return
+		fi
+		if [ "$topo" = 2vm ] && { [ -n "$(boot_var "$test" CAPTURE "")" ] ||
+			[ -n "$(boot_var "$test" RESPAWN "")" ]; }; then
+			tap_result fail "$id: a test that captures the link or respawns the client needs a boot of its own"
+			return
+		fi
+	fi
 	case "$fabric/$kernel" in
 	rxe/* | siw/debug) ;;
 	*)
@@ -321,22 +360,22 @@ run_instance() {
 			return
 		fi
 	fi
-	selftest_mod=$(test_var "$test" SELFTEST_MOD "")
+	selftest_mod=$(boot_var "$test" SELFTEST_MOD "")
 	if [ -n "$selftest_mod" ] && ! vm_build_selftest_mod >"$rundir/selftest-mod.log" 2>&1; then
 		tap_result fail "$id: the self-test module does not build"
 		tap_diag "$(tail -n 20 "$rundir/selftest-mod.log")"
 		return
 	fi
-	timeout=$(test_var "$test" TIMEOUT 300 2>&1)
+	timeout=$(boot_var "$test" TIMEOUT 300)
 	case "$timeout" in
 	'' | *[!0-9]*)
-		tap_result fail "$id: tests/$test.sh does not load: $timeout"
+		tap_result fail "$id: a test file does not load: $timeout"
 		return
 		;;
 	esac
 	timeout=$((timeout * VM_TIME_SCALE))
-	capture=$(test_var "$test" CAPTURE "")
-	respawn=$(test_var "$test" RESPAWN "")
+	capture=$(boot_var "$test" CAPTURE "")
+	respawn=$(boot_var "$test" RESPAWN "")
 	for attempt in 1 2; do
 		deadline=$(($(date +%s) + timeout))
 		if [ -n "$capture" ] && [ "$topo" = 2vm ]; then
@@ -420,19 +459,31 @@ run_instance() {
 		return
 	fi
 
-	if [ -s "$rundir/subtests" ]; then
+	# One TAP line per subtest a guest reported ("ROLE NAME", or in a
+	# shared boot "ROLE TEST/NAME", named as if the test had run alone);
+	# a test that reported none gets one line, the run's verdict.
+	[ -e "$rundir/subtests" ] || : >"$rundir/subtests"
+	for t in ${test//+/ }; do
+		seen=
 		while read -r line; do
 			case "$line" in
 			"ok "*) st=ok name=${line#ok } ;;
 			*) st=fail name=${line#not ok } ;;
 			esac
+			name=${name#* }
+			if [ "$test" != "$t" ]; then
+				[ "${name%%/*}" = "$t" ] || continue
+				name=${name#*/}
+			fi
+			seen=1
 			[ -n "$why" ] && st=fail
-			tap_result "$st" "$id: ${name#* }"
+			tap_result "$st" "$t/$suffix: $name"
 		done <"$rundir/subtests"
-	else
-		if [ -n "$why" ]; then st=fail; else st=ok; fi
-		tap_result "$st" "$id"
-	fi
+		if [ -z "$seen" ]; then
+			if [ -n "$why" ]; then st=fail; else st=ok; fi
+			tap_result "$st" "$t/$suffix"
+		fi
+	done
 	if [ -n "$why" ]; then
 		tap_diag "$why" "logs: $rundir"
 	fi

@@ -68,8 +68,8 @@ write_stream() {
 	mkdir -p "$dir" /tmp/stream || return 1
 	: >/tmp/stream.sha256
 	signal stream-started
-	while [ "$i" -lt "$FILES_MIN" ] || [ ! -e /results/sync.faults-done ]; do
-		[ -e /results/sync.abort ] && return 1
+	while [ "$i" -lt "$FILES_MIN" ] || ! signalled faults-done; do
+		signalled abort && return 1
 		head -c 4194304 /dev/urandom >"/tmp/stream/f$i"
 		cp "/tmp/stream/f$i" "$dir/f$i" || fail "write of f$i failed" || return 1
 		(cd /tmp/stream && sha256sum "f$i") >>/tmp/stream.sha256

@@ -173,12 +173,12 @@ nfsd_blocked() {
 watch_blocked() {
 	local most=0 most_send=0 b
 	await stall-start 300 || return 1
-	while [ ! -e /results/sync.stall-end ]; do
+	while ! signalled stall-end; do
 		b=$(nfsd_blocked)
 		[ "$b" -gt "$most" ] && most=$b
 		b=$(nfsd_blocked svcrdma_send_get)
 		[ "$b" -gt "$most_send" ] && most_send=$b
-		[ -e /results/sync.abort ] && break
+		signalled abort && break
 		sleep 0.5
 	done
 	log "during the attack: at most $most of 8 nfsd threads blocked, $most_send of them waiting for a send context"
@@ -212,14 +212,14 @@ watch_flood() {
 	base_mem=$(svc_stat memory_bytes)
 	signal flood-ready
 	await flood-start 600 || return 1
-	while [ ! -e /results/sync.flood-end ]; do
+	while ! signalled flood-end; do
 		conns=$(svc_stat connections_active)
 		mem=$(svc_stat memory_bytes)
 		pend=$(svc_stat requests_pending)
 		[ "$conns" -gt "$most_conns" ] && most_conns=$conns
 		[ "$mem" -gt "$most_mem" ] && most_mem=$mem
 		[ "$pend" -gt "$most_pend" ] && most_pend=$pend
-		[ -e /results/sync.abort ] && break
+		signalled abort && break
 		sleep 0.5
 	done
 	[ "$most_conns" -gt "$base_conns" ] || fail "no flood connection was ever seen" || return 1
