@@ -17,9 +17,13 @@
 # modules.  Each such object is also written to the kernel log as an
 # "nfsrdma-kmemleak:" line, which the host's log scan fails on.  Leaks that
 # never pass through our modules are the kernel's, reported but not judged.
+# In a boot that several tests share, the check runs once, after the last,
+# and each leak is put down to the test that was running when the object
+# was allocated (stage2 records when each began, in TESTS_BEGUN).
 set -u
 OURS="xprtrdma svcrdma nfsrdma_wire nfsrdma_selftest"
 RANGES=/run/nfsrdma/modranges
+TESTS_BEGUN=/run/nfsrdma/tests-begun
 KMEMLEAK=/sys/kernel/debug/kmemleak
 
 record() {
@@ -72,8 +76,20 @@ owner() {
 	done <"$RANGES"
 }
 
+# test_at SECONDS: the test running at that uptime, from TESTS_BEGUN
+# ("UPTIME TEST" lines, in order); empty for a boot with one test.
+test_at() {
+	local t name at=
+	[ -e "$TESTS_BEGUN" ] || return 0
+	while read -r t name; do
+		awk -v a="$1" -v b="$t" 'BEGIN { exit !(a >= b) }' && at=$name
+	done <"$TESTS_BEGUN"
+	echo "$at"
+}
+
 check() {
-	local out=/results/$1-kmemleak.txt m obj="" mods="" n=0 line sym
+	local out=/results/$1-kmemleak.txt m obj="" mods="" n=0 line sym born=""
+	local now
 	[ -e "$KMEMLEAK" ] || mount -t debugfs debugfs /sys/kernel/debug
 	[ -e "$KMEMLEAK" ] || { echo "kmemleak: $KMEMLEAK missing"; return 1; }
 	for m in $OURS; do
@@ -86,14 +102,20 @@ check() {
 	sleep 1
 	echo scan >"$KMEMLEAK" || return 1
 	cat "$KMEMLEAK" >"$out"
+	now=$(cut -d' ' -f1 /proc/uptime)
 	echo "kmemleak: $(grep -c '^unreferenced object' "$out") unreferenced objects in the kernel, report in $out"
 	sed 's/^/kmemleak-report: /' "$out" >/dev/console
 	# Blocks start at "unreferenced object"; frames are "[<addr>] symbol".
 	while IFS= read -r line; do
 		case "$line" in
 		"unreferenced object "*)
-			[ -n "$mods" ] && { n=$((n + 1)); blame "$obj" "$mods"; }
-			obj=${line#unreferenced object } mods=""
+			[ -n "$mods" ] && { n=$((n + 1)); blame "$obj" "$mods" "$born"; }
+			obj=${line#unreferenced object } mods="" born=""
+			;;
+		*"jiffies "*"(age "*"s)"*)
+			# Its age at the scan, back to an uptime.
+			born=${line##*(age }
+			born=$(awk -v n="$now" -v a="${born%s)*}" 'BEGIN { printf "%.1f", n - a }')
 			;;
 		*"[<"*"]"*)
 			sym=${line##* }
@@ -102,13 +124,17 @@ check() {
 			;;
 		esac
 	done <"$out"
-	[ -n "$mods" ] && { n=$((n + 1)); blame "$obj" "$mods"; }
+	[ -n "$mods" ] && { n=$((n + 1)); blame "$obj" "$mods" "$born"; }
 	[ "$n" = 0 ]
 }
 
-# blame OBJECT MODULES: one kernel-log line per leak of ours.
+# blame OBJECT MODULES BORN: one kernel-log line per leak of ours, naming
+# the test that was running when it was allocated (at uptime BORN).
 blame() {
-	echo "nfsrdma-kmemleak: unreferenced object $1 allocated through $2" | tee /dev/kmsg
+	local during=""
+	[ -n "$3" ] && during=$(test_at "$3")
+	echo "nfsrdma-kmemleak: unreferenced object $1 allocated through $2${during:+ during $during}" |
+		tee /dev/kmsg
 }
 
 case "${1:-}" in

@@ -12,8 +12,9 @@
 # functions or variables, and each is followed by the teardown every test
 # gets (no mount left, modules out with no reference held, kernel not
 # tainted); a teardown that fails is the subtest "TEST/teardown".  The
-# leak check runs once, after the last: a leak fails every test of the
-# boot.  A guest that aborts ends the tests after it in both guests.
+# leak check runs once, after the last (it names the test each leaked
+# object was allocated in), and a leak fails every test of the boot.  A
+# guest that aborts ends the tests after it in both guests.
 
 set -u
 # shellcheck source=/dev/null
@@ -49,13 +50,16 @@ case "$TEST" in
 			break
 		fi
 		export CUR_TEST=$t
+		TAINT_BEFORE=$(cat /proc/sys/kernel/tainted)
 		log "=== test $t"
+		mkdir -p /run/nfsrdma
+		echo "$(cut -d' ' -f1 /proc/uptime) $t" >>/run/nfsrdma/tests-begun
 		run_part "$t" || { log "test $t failed"; rc=1; }
 		if ! guest_teardown; then
 			echo "not ok $role $t/teardown" >>/results/subtests
 			rc=1
 		fi
-		unset CUR_TEST
+		unset CUR_TEST TAINT_BEFORE
 	done
 	;;
 *)

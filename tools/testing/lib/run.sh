@@ -231,7 +231,13 @@ expect_pattern() {
 boot_var() {
 	local t v out=
 	for t in ${1//+/ }; do
-		v=$(test_var "$t" "$2" "$3" 2>&1)
+		# A file that does not load: its error is TIMEOUT's, never
+		# a CAPTURE or SELFTEST_MOD of it.
+		if [ "$2" = TIMEOUT ]; then
+			v=$(test_var "$t" "$2" "$3" 2>&1)
+		else
+			v=$(test_var "$t" "$2" "$3" 2>/dev/null)
+		fi
 		if [ "$2" = TIMEOUT ]; then
 			case "$v" in '' | *[!0-9]*) echo "$t: $v"; return ;; esac
 			out=$((${out:-0} + v))
@@ -310,6 +316,10 @@ run_instance() {
 		fi
 	done
 	if [ "$test" != "${test//+/}" ]; then
+		if [ "$(tr + '\n' <<<"$test" | sort | uniq -d)" ]; then
+			tap_result fail "$id: a test may run once per boot"
+			return
+		fi
 		if [ -n "$expect" ]; then
 			tap_result fail "$id: a self-test needs a boot of its own"
 			return
