@@ -308,6 +308,62 @@ static long svcrdma_read_chunk(struct svcrdma_xprt *xp,
 }
 
 /*
+ * Queue RDMA Reads for bytes [@from, @from + @len) of the Position-zero
+ * chunk (hdr->read[0] up to, not including, hdr->read[@end]), landing at
+ * byte @off of the stream.  The caller has checked that the range lies
+ * within the chunk and the stream.
+ */
+static int svcrdma_read_p0_range(struct svcrdma_xprt *xp,
+				 struct svcrdma_rw_set *set,
+				 const struct xdr_buf *stream,
+				 const struct nfsrdma_wire_hdr *hdr,
+				 unsigned int end, u32 from, u32 len, u32 off)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < end && len; i++) {
+		const struct nfsrdma_wire_seg *seg = &hdr->read[i].seg;
+		u32 n;
+
+		if (from >= seg->length) {
+			from -= seg->length;
+			continue;
+		}
+		n = min(len, seg->length - from);
+		ret = svcrdma_rw_add(xp, set, stream, off, n, seg->handle,
+				     seg->offset + from);
+		if (ret)
+			return ret;
+		off += n;
+		len -= n;
+		from = 0;
+	}
+	return 0;
+}
+
+/*
+ * Place @len bytes of the call's message body, starting at byte @from of
+ * it, at byte @off of the stream: copied from the inline part of an
+ * RDMA_MSG on the first walk, read from the Position-zero chunk of an
+ * RDMA_NOMSG (@p0_end is then the index past it) on the second.
+ */
+static int svcrdma_place_body(struct svc_rqst *rqstp, struct svcrdma_xprt *xp,
+			      const struct nfsrdma_wire_hdr *hdr,
+			      unsigned int p0_end, const u8 *inl,
+			      const struct xdr_buf *stream,
+			      struct svcrdma_rw_set *set,
+			      u32 from, u32 len, u32 off)
+{
+	if (p0_end)
+		return set ? svcrdma_read_p0_range(xp, set, stream, hdr, p0_end,
+						   from, len, off) : 0;
+	if (!set)
+		svcrdma_stream_write(rqstp->rq_pages, off, inl + from, len);
+	return 0;
+}
+
+/*
  * Lay the call's XDR stream out in rqstp->rq_pages.  Without @set this
  * copies the inline pieces (and the pads the chunks omit) into place;
  * with @set it only queues the RDMA Reads that fill the gaps.  Both walks
@@ -316,7 +372,11 @@ static long svcrdma_read_chunk(struct svcrdma_xprt *xp,
  *
  * Positions count bytes of the complete stream, chunk data included, so
  * the inline offset of a chunk is its position less the chunk bytes (and
- * padding) already inserted before it.
+ * padding) already inserted before it.  An RDMA_NOMSG carries the message
+ * body in its Position-zero chunk instead of inline, and may carry data
+ * chunks besides (RFC 8166, section 3.5.3): the body is then laid out
+ * around them exactly as inline data would be, piece by piece from the
+ * Position-zero chunk by RDMA Read.
  *
  * Return: stream length, -EINVAL/-E2BIG for a call we answer with
  * ERR_CHUNK, or another negative errno.
@@ -329,21 +389,21 @@ static int svcrdma_lay_out_call(struct svc_rqst *rqstp,
 				struct svcrdma_rw_set *set)
 {
 	u32 out = 0, cur = 0, shift = 0;
-	unsigned int i = 0;
+	unsigned int i = 0, p0_end = 0;
 	long clen;
+	int ret;
 
 	if (hdr->proc == NFSRDMA_WIRE_PROC_NOMSG) {
-		/*
-		 * The whole call is in the Position-zero chunk.  A second
-		 * chunk would have to be spliced into data we have not
-		 * read yet; no client sends one, so refuse it.
-		 */
-		clen = svcrdma_read_chunk(xp, set, stream, hdr, &i, 0, limit);
+		/* Only measure the body here; its pieces are read below. */
+		if (!hdr->nr_read || hdr->read[0].position)
+			return -EINVAL;
+		clen = svcrdma_read_chunk(xp, NULL, stream, hdr, &i, 0, limit);
 		if (clen < 0)
 			return clen;
-		if (i != hdr->nr_read || !clen)
+		if (!clen)
 			return -EINVAL;
-		return clen;
+		p0_end = i;
+		inl_len = clen;
 	}
 
 	while (i < hdr->nr_read) {
@@ -355,9 +415,10 @@ static int svcrdma_lay_out_call(struct svc_rqst *rqstp,
 		at = pos - shift;
 		if (at - cur > limit - out)
 			return -E2BIG;
-		if (!set)
-			svcrdma_stream_write(rqstp->rq_pages, out, inl + cur,
-					     at - cur);
+		ret = svcrdma_place_body(rqstp, xp, hdr, p0_end, inl, stream,
+					 set, cur, at - cur, out);
+		if (ret)
+			return ret;
 		out += at - cur;
 		cur = at;
 
@@ -377,9 +438,10 @@ static int svcrdma_lay_out_call(struct svc_rqst *rqstp,
 	}
 	if (inl_len - cur > limit - out)
 		return -E2BIG;
-	if (!set)
-		svcrdma_stream_write(rqstp->rq_pages, out, inl + cur,
-				     inl_len - cur);
+	ret = svcrdma_place_body(rqstp, xp, hdr, p0_end, inl, stream, set,
+				 cur, inl_len - cur, out);
+	if (ret)
+		return ret;
 	out += inl_len - cur;
 	return out;
 }

@@ -20,8 +20,12 @@
  * resources for tens of seconds by design.
  *
  * Usage: hostile [-v] [-p PORT] [-w MS] [-s MS] [-H MS] SERVER [CASE...]
+ *        hostile -D
  *   -s: how long a stall case waits for the server to close it
  *   -H: how long a flood case holds its connections open
+ *   -D: print the bytes nomsg-data-chunk writes to the file "p0-target"
+ *       at the root of the server's NFSv4 export (which must exist and
+ *       be writable by root), and exit
  * Exit status: 0 when every case passed, 1 otherwise, 2 on usage or
  * setup errors.
  */
@@ -51,6 +55,10 @@
 #define HOSTILE_FLOOD		256
 #define HOSTILE_CM_TIMEOUT_MS	5000
 #define HOSTILE_FLOOD_CONNS	48
+/* Memory the server may RDMA Read from: Position-zero and data chunks. */
+#define HOSTILE_PULL_SIZE	65536
+/* The data chunk of nomsg-data-chunk: odd, so its XDR pad is omitted. */
+#define HOSTILE_DATA_LEN	5001
 
 /* What a case may see; a bitmask so a case can allow several. */
 enum outcome {
@@ -73,17 +81,23 @@ struct conn {
 	struct ibv_cq *cq;
 	struct ibv_mr *send_mr;
 	struct ibv_mr *recv_mr;
+	struct ibv_mr *pull_mr;
 	uint8_t *send_buf;
 	uint8_t *recv_buf;
+	uint8_t *pull_buf;
 	unsigned int send_slot;
 	unsigned int sends_out;
 	bool closed;
 };
 
-/* A message under construction, in XDR words. */
+/*
+ * A message under construction, in XDR words.  @conn is the connection
+ * it will go out on, for cases whose chunks point into its pull region.
+ */
 struct msg {
 	uint8_t buf[HOSTILE_BUF_SIZE];
 	size_t len;
+	struct conn *conn;
 };
 
 static int verbose;
@@ -234,6 +248,8 @@ static void conn_close(struct conn *c)
 		ibv_dereg_mr(c->send_mr);
 	if (c->recv_mr)
 		ibv_dereg_mr(c->recv_mr);
+	if (c->pull_mr)
+		ibv_dereg_mr(c->pull_mr);
 	if (c->cq)
 		ibv_destroy_cq(c->cq);
 	if (c->pd)
@@ -244,6 +260,7 @@ static void conn_close(struct conn *c)
 		rdma_destroy_event_channel(c->ec);
 	free(c->send_buf);
 	free(c->recv_buf);
+	free(c->pull_buf);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -289,7 +306,8 @@ static int conn_open(struct conn *c, const char *server, bool no_recvs)
 			      NULL, NULL, 0);
 	c->send_buf = calloc(HOSTILE_SEND_DEPTH, HOSTILE_BUF_SIZE);
 	c->recv_buf = calloc(HOSTILE_RECV_DEPTH, HOSTILE_BUF_SIZE);
-	if (!c->pd || !c->cq || !c->send_buf || !c->recv_buf)
+	c->pull_buf = calloc(1, HOSTILE_PULL_SIZE);
+	if (!c->pd || !c->cq || !c->send_buf || !c->recv_buf || !c->pull_buf)
 		goto fail;
 	c->send_mr = ibv_reg_mr(c->pd, c->send_buf,
 				HOSTILE_SEND_DEPTH * HOSTILE_BUF_SIZE,
@@ -297,7 +315,9 @@ static int conn_open(struct conn *c, const char *server, bool no_recvs)
 	c->recv_mr = ibv_reg_mr(c->pd, c->recv_buf,
 				HOSTILE_RECV_DEPTH * HOSTILE_BUF_SIZE,
 				IBV_ACCESS_LOCAL_WRITE);
-	if (!c->send_mr || !c->recv_mr)
+	c->pull_mr = ibv_reg_mr(c->pd, c->pull_buf, HOSTILE_PULL_SIZE,
+			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	if (!c->send_mr || !c->recv_mr || !c->pull_mr)
 		goto fail;
 
 	qpa.send_cq = c->cq;
@@ -334,8 +354,15 @@ fail:
 	return -1;
 }
 
-/* Classify one received message. */
-static int classify(const uint8_t *buf, size_t len, uint32_t xid)
+/*
+ * What a case may require of the RPC reply itself, beyond its arriving:
+ * @body is the inline RPC message after the transport header.
+ */
+typedef bool (*reply_check_t)(const uint8_t *body, size_t len);
+
+/* Classify one received message; a reply @check rejects is "other". */
+static int classify(const uint8_t *buf, size_t len, uint32_t xid,
+		    reply_check_t check)
 {
 	static struct nfsrdma_wire_hdr hdr;
 	int rc = nfsrdma_wire_decode(&hdr, buf, len);
@@ -361,6 +388,8 @@ static int classify(const uint8_t *buf, size_t len, uint32_t xid)
 		if (ntohl(hdr.xid) != xid && verbose)
 			fprintf(stderr, "hostile:   reply for xid %08x, expected %08x\n",
 				ntohl(hdr.xid), xid);
+		if (check && !check(buf + hdr.hdr_len, len - hdr.hdr_len))
+			return OUT_OTHER;
 		return OUT_REPLY;
 	}
 	if (verbose)
@@ -403,7 +432,7 @@ static int send_raw(struct conn *c, const void *buf, size_t len)
  * arrived).  Returns the union of outcomes seen.
  */
 static int wait_outcome(struct conn *c, uint32_t xid, unsigned int want,
-			unsigned int *replies, int ms)
+			unsigned int *replies, int ms, reply_check_t check)
 {
 	long long deadline = now_ms() + ms;
 	struct ibv_wc wc[16];
@@ -426,7 +455,7 @@ static int wait_outcome(struct conn *c, uint32_t xid, unsigned int want,
 				continue;
 			}
 			seen |= classify(c->recv_buf + wc[i].wr_id * HOSTILE_BUF_SIZE,
-					 wc[i].byte_len, xid);
+					 wc[i].byte_len, xid, check);
 			(*replies)++;
 			if (post_recv(c, wc[i].wr_id))
 				c->closed = true;
@@ -453,6 +482,7 @@ struct hcase {
 	unsigned int burst;	/* 0: send once */
 	bool stall;		/* no receives; on request only */
 	unsigned int conns;	/* a flood of connections; on request only */
+	reply_check_t check;	/* what a reply must say, if anything */
 };
 
 #define BAD	(OUT_ERR_CHUNK | OUT_CLOSED)
@@ -622,6 +652,157 @@ static void c_nomsg_empty(struct msg *m, uint32_t xid)
 	put_empty_lists(m);
 }
 
+/* Byte @i of the data chunk nomsg-data-chunk writes (hostile -D prints it). */
+static uint8_t data_byte(size_t i)
+{
+	return (uint8_t)(i * 7 + 3);
+}
+
+static void put_bytes(struct msg *m, const void *p, size_t len)
+{
+	static const uint8_t zero[4];
+
+	if (m->len + len + 3 > sizeof(m->buf)) {
+		fprintf(stderr, "hostile: case overflows its buffer\n");
+		exit(2);
+	}
+	memcpy(m->buf + m->len, p, len);
+	m->len += len;
+	memcpy(m->buf + m->len, zero, (4 - len % 4) % 4);
+	m->len += (4 - len % 4) % 4;
+}
+
+/*
+ * An NFSv4.0 COMPOUND, AUTH_SYS as root: PUTROOTFH, LOOKUP "p0-target",
+ * WRITE of HOSTILE_DATA_LEN bytes at offset 0 with the anonymous stateid,
+ * PUTROOTFH.  Ends just after the WRITE's data length word: what follows
+ * (the data, its pad, the last op) is for the caller to place.
+ */
+static void put_write_call(struct msg *m, uint32_t xid)
+{
+	static const char name[] = "p0-target";
+	unsigned int i;
+
+	put32(m, xid);
+	put32(m, 0);		/* CALL */
+	put32(m, 2);		/* RPC version */
+	put32(m, 100003);	/* NFS */
+	put32(m, 4);
+	put32(m, 1);		/* COMPOUND */
+	put32(m, 1);		/* cred: AUTH_SYS */
+	put32(m, 20);
+	put32(m, 0);		/* stamp */
+	put32(m, 0);		/* machine name: empty */
+	put32(m, 0);		/* uid 0 */
+	put32(m, 0);		/* gid 0 */
+	put32(m, 0);		/* no other groups */
+	put32(m, 0);		/* verf: AUTH_NONE, empty */
+	put32(m, 0);
+	put32(m, 0);		/* tag: empty */
+	put32(m, 0);		/* minor version 0: no SEQUENCE needed */
+	put32(m, 4);		/* four operations */
+	put32(m, 24);		/* PUTROOTFH */
+	put32(m, 15);		/* LOOKUP */
+	put32(m, sizeof(name) - 1);
+	put_bytes(m, name, sizeof(name) - 1);
+	put32(m, 38);		/* WRITE */
+	for (i = 0; i < 4; i++)
+		put32(m, 0);	/* the anonymous stateid */
+	put32(m, 0);		/* offset */
+	put32(m, 0);
+	put32(m, 2);		/* FILE_SYNC4 */
+	put32(m, HOSTILE_DATA_LEN);
+}
+
+/*
+ * RFC 8166 section 3.5.3: a Long Call in an RDMA_NOMSG may carry its
+ * DDP-eligible data in Read chunks of their own besides the
+ * Position-zero chunk.  The message body (the WRITE up to its data length
+ * word, then the last operation) is the Position-zero chunk, in two
+ * segments; the data is a second Read chunk at its XDR position, without
+ * its pad.  The server must splice the three back into one call.
+ */
+static void c_nomsg_data_chunk(struct msg *m, uint32_t xid)
+{
+	struct conn *c = m->conn;
+	struct msg body = { .len = 0 };
+	uint64_t base = (uintptr_t)c->pull_buf;
+	uint32_t pos, first;
+	size_t i;
+
+	put_write_call(&body, xid);
+	pos = body.len;
+	put32(&body, 24);	/* PUTROOTFH, after the data */
+	/* The body at the start of the pull region, the data 32 KiB in. */
+	memcpy(c->pull_buf, body.buf, body.len);
+	for (i = 0; i < HOSTILE_DATA_LEN; i++)
+		c->pull_buf[32768 + i] = data_byte(i);
+	first = (pos / 2) & ~3U;
+
+	put_fixed(m, xid, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_NOMSG);
+	put32(m, 1);
+	put32(m, 0);
+	put_seg(m, c->pull_mr->rkey, first, base);
+	put32(m, 1);
+	put32(m, 0);
+	put_seg(m, c->pull_mr->rkey, body.len - first, base + first);
+	put32(m, 1);
+	put32(m, pos);
+	put_seg(m, c->pull_mr->rkey, HOSTILE_DATA_LEN, base + 32768);
+	put32(m, 0);		/* end of the Read list */
+	put32(m, 0);		/* Write list */
+	put32(m, 0);		/* Reply chunk */
+}
+
+/*
+ * The same shape, but the data chunk's position lies past the end of the
+ * body the Position-zero chunk carries (a NULL call, 40 bytes): there is
+ * no place in the call for it.
+ */
+static void c_nomsg_chunk_beyond(struct msg *m, uint32_t xid)
+{
+	struct conn *c = m->conn;
+	struct msg body = { .len = 0 };
+	uint64_t base = (uintptr_t)c->pull_buf;
+
+	put_null_call(&body, xid);
+	memcpy(c->pull_buf, body.buf, body.len);
+	put_fixed(m, xid, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_NOMSG);
+	put32(m, 1);
+	put32(m, 0);
+	put_seg(m, c->pull_mr->rkey, body.len, base);
+	put32(m, 1);
+	put32(m, body.len + 64);
+	put_seg(m, c->pull_mr->rkey, 512, base + 32768);
+	put32(m, 0);
+	put32(m, 0);
+	put32(m, 0);
+}
+
+/* An accepted RPC reply whose COMPOUND status is NFS4_OK. */
+static bool compound_ok(const uint8_t *body, size_t len)
+{
+	uint32_t w[8];
+	size_t off;
+
+	if (len < 24)
+		return false;
+	memcpy(w, body, 24);
+	/* xid, REPLY, MSG_ACCEPTED, verifier flavor and length, ... */
+	if (ntohl(w[1]) != 1 || ntohl(w[2]) != 0)
+		return false;
+	if (ntohl(w[4]) > len)
+		return false;
+	off = 20 + ((ntohl(w[4]) + 3) & ~3U);
+	if (off + 8 > len)
+		return false;
+	memcpy(w, body + off, 8);
+	if (verbose)
+		fprintf(stderr, "hostile:   accept_stat %u, COMPOUND status %u\n",
+			ntohl(w[0]), ntohl(w[1]));
+	return ntohl(w[0]) == 0 && ntohl(w[1]) == 0;
+}
+
 static const struct hcase cases[] = {
 	{ "null", "a well-formed NULL call (control)", OUT_REPLY, c_null },
 	{ "bad-version", "transport header version 2", OUT_ERR_VERS, c_bad_version },
@@ -644,6 +825,10 @@ static const struct hcase cases[] = {
 	{ "pos-misaligned", "Read position not XDR-aligned", BAD, c_pos_misaligned },
 	{ "bogus-handle", "Read chunk with an invented steering tag", BAD, c_bogus_handle },
 	{ "nomsg-empty", "RDMA_NOMSG with no chunks", BAD, c_nomsg_empty },
+	{ "nomsg-data-chunk", "RDMA_NOMSG WRITE, data in a second Read chunk",
+	  OUT_REPLY, c_nomsg_data_chunk, .check = compound_ok },
+	{ "nomsg-chunk-beyond", "RDMA_NOMSG, data chunk past the call's end",
+	  BAD, c_nomsg_chunk_beyond },
 	{ "credit-flood", "256 calls against 32 credits", OUT_REPLY | OUT_CLOSED,
 	  c_null, HOSTILE_FLOOD },
 	{ "null-after", "a well-formed NULL call after all that", OUT_REPLY, c_null },
@@ -686,12 +871,14 @@ static int run_flood(const char *server, const struct hcase *hc)
 			break;
 		opened++;
 		memset(&m, 0, sizeof(m));
+		m.conn = &cs[i];
 		hc->build(&m, xid);
 		if (send_raw(&cs[i], m.buf, m.len)) {
 			seen |= OUT_CLOSED;
 			continue;
 		}
-		seen |= wait_outcome(&cs[i], xid, 1, &replies, wait_ms);
+		seen |= wait_outcome(&cs[i], xid, 1, &replies, wait_ms,
+				     hc->check);
 		served += replies;
 	}
 	printf("hostile: %u connections open, holding them for %d ms\n",
@@ -728,6 +915,7 @@ static int run_case(const char *server, const struct hcase *hc)
 	start = now_ms();
 	for (i = 0; i < n; i++) {
 		memset(&m, 0, sizeof(m));
+		m.conn = &c;
 		hc->build(&m, next_xid++);
 		if (send_raw(&c, m.buf, m.len)) {
 			c.closed = true;
@@ -751,7 +939,8 @@ static int run_case(const char *server, const struct hcase *hc)
 				c.closed = true;
 		}
 	}
-	seen = wait_outcome(&c, xid, n, &replies, hc->stall ? stall_ms : wait_ms);
+	seen = wait_outcome(&c, xid, n, &replies, hc->stall ? stall_ms : wait_ms,
+			    hc->check);
 	/* A flood passes only if nothing but replies or a close came back. */
 	ok = (seen & ~hc->allowed) == 0;
 	describe(got, sizeof(got), seen);
@@ -774,8 +963,13 @@ int main(int argc, char **argv)
 	const char *server;
 	size_t i;
 
-	while ((opt = getopt(argc, argv, "vp:w:s:H:")) != -1) {
+	while ((opt = getopt(argc, argv, "vp:w:s:H:D")) != -1) {
 		switch (opt) {
+		case 'D':
+			/* What nomsg-data-chunk writes to p0-target. */
+			for (i = 0; i < HOSTILE_DATA_LEN; i++)
+				putchar(data_byte(i));
+			return 0;
 		case 'v':
 			verbose = 1;
 			break;
@@ -819,7 +1013,8 @@ int main(int argc, char **argv)
 	return failed ? 1 : 0;
 
 usage:
-	fprintf(stderr, "usage: hostile [-v] [-p PORT] [-w MS] [-s MS] [-H MS] SERVER [CASE...]\n");
+	fprintf(stderr, "usage: hostile [-v] [-p PORT] [-w MS] [-s MS] [-H MS] SERVER [CASE...]\n"
+		"       hostile -D\n");
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		fprintf(stderr, "  %-18s %s%s\n", cases[i].name, cases[i].what,
 			cases[i].stall || cases[i].conns ?

@@ -2,7 +2,9 @@
 #
 # A hostile client (tools/testing/hostile) throws malformed RPC-over-RDMA
 # messages at the server while an honest client keeps verified I/O going
-# on an NFS mount of the same server.  Every hostile case must get the
+# on an NFS mount of the same server.  One well-formed but rare message
+# goes with them: an RDMA_NOMSG WRITE whose data is a Read chunk beside
+# the Position-zero chunk, whose bytes are then read back and compared.  Every hostile case must get the
 # protocol's error reply or a closed connection, the honest I/O must finish
 # and verify, and (through the harness) neither kernel may splat.  On our
 # server the counters must show the ERR_VERS, ERR_CHUNK and closes it
@@ -32,18 +34,31 @@ honest_io() {
 	return 0
 }
 
+HOSTILE=$(dirname "${BASH_SOURCE[0]}")/../hostile/build/hostile
+
+# p0_target_written: the file nomsg-data-chunk WRITEs (its data in a Read
+# chunk beside the Position-zero chunk) holds exactly the bytes sent, as
+# read back through the honest mount.
+p0_target_written() {
+	echo 3 >/proc/sys/vm/drop_caches
+	cmp <("$HOSTILE" -D) "$MNT/p0-target" ||
+		fail "p0-target does not hold what nomsg-data-chunk wrote"
+}
+
 hostile_run() {
 	local pid rc=0
 	nfs_client_prepare || return 1
 	nfs_mount 4.1 || return 1
+	: >"$MNT/p0-target" && chmod 666 "$MNT/p0-target" || rc=1
 	honest_io "$MNT/honest" 1000 &
 	pid=$!
-	"$REPO/tools/testing/hostile/build/hostile" "$SERVER_ADDR" \
-		>/results/hostile.txt 2>&1 || rc=1
+	"$HOSTILE" "$SERVER_ADDR" >/results/hostile.txt 2>&1 || rc=1
 	cat /results/hostile.txt
 	touch /tmp/honest.stop
 	wait "$pid" || { fail "honest client I/O failed during the attack"; rc=1; }
 	rm -rf "$MNT/honest"
+	p0_target_written || rc=1
+	rm -f "$MNT/p0-target"
 	nfs_umount || rc=1
 	return $rc
 }
