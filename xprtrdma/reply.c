@@ -128,8 +128,15 @@ static int xprtrdma_place_reply(struct xprtrdma_req *req,
 	}
 
 	if (!w) {
-		if (ilen > cap)
-			return -EMSGSIZE;
+		/*
+		 * An inline reply longer than the buffer the call set up
+		 * (an NFSv4.2 LISTXATTRS reply to a small buffer was seen
+		 * so) is cut to fit, as the TCP
+		 * transport cuts it: the bytes are the server's own, and the
+		 * XDR decoder judges the rest (for LISTXATTRS, -ERANGE, so
+		 * the caller retries with a bigger buffer, not -EIO).
+		 */
+		ilen = min(ilen, cap);
 		write_bytes_to_xdr_buf(buf, 0, inl, ilen);
 		if (ilen > buf->head[0].iov_len)
 			atomic_long_add(ilen - buf->head[0].iov_len,
@@ -158,8 +165,10 @@ static int xprtrdma_place_reply(struct xprtrdma_req *req,
 	 */
 	rem = ilen - pos;
 	off = pos + xdr_align_size(w);
-	if (off > cap || rem > cap - off)
+	if (off > cap)
 		return -EMSGSIZE;
+	/* Inline bytes after the data: cut to fit, as above. */
+	rem = min(rem, cap - off);
 	if (!rem)
 		return off;
 	write_bytes_to_xdr_buf(buf, off, inl + pos, rem);
