@@ -264,7 +264,8 @@ leak_check() {
 # 64 KiB through ea_inode, POSIX ACLs), for what tmpfs lacks.
 export_fs_mount() {
 	if [ "${EXPORT_FS:-tmpfs}" = ext4 ]; then
-		truncate -s 512M /tmp/export.img &&
+		modprobe loop && modprobe ext4 &&
+			truncate -s 512M /tmp/export.img &&
 			mkfs.ext4 -q -F -O ea_inode /tmp/export.img &&
 			mount -o loop,user_xattr,acl /tmp/export.img "$EXPORT_DIR"
 	else
