@@ -12,7 +12,8 @@
  * the TCP transport does: inline bytes are copied, Read chunk data is
  * pulled there directly with RDMA Read, at the place the chunk's
  * position says, followed by its XDR padding and the rest of the inline
- * message.
+ * message.  An RDMA_NOMSG call's body is placed the same way, pulled in
+ * pieces from its Position-zero chunk instead of copied.
  */
 
 #include <linux/slab.h>
