@@ -11,7 +11,7 @@ qemu-system-x86 linux-image-amd64 linux-headers-amd64 sparse
 rdma-core ibverbs-utils rdmacm-utils ibverbs-providers perftest
 libibverbs-dev librdmacm-dev
 nfs-kernel-server nfs-common rpcbind fio tshark iproute2 procps acl
-libcmocka-dev clang libclang-rt-14-dev gnuplot-nox python3
+libcmocka-dev clang libclang-rt-14-dev gnuplot-nox python3 e2fsprogs util-linux
 linux-source-6.1 xz-utils libssl-dev rsync git lintian iputils-ping"
 
 # --kernels: also Debian 12's 6.12 and 6.1 PREEMPT_RT kernels and headers
