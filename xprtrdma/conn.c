@@ -423,6 +423,12 @@ static int xprtrdma_ep_resolve(struct xprtrdma_ep *ep)
 	struct rpc_xprt *xprt = &ep->xp->xprt;
 	int ret;
 
+	/*
+	 * Each step is named for the log line a failed attempt earns: "-110"
+	 * alone does not tell an admin an unanswered connection request from
+	 * an address that did not resolve.
+	 */
+	ep->xp->connect_step = "address resolution";
 	reinit_completion(&ep->cm_done);
 	ret = rdma_resolve_addr(ep->cm_id, NULL, (struct sockaddr *)&xprt->addr,
 				XPRTRDMA_RESOLVE_TIMEOUT_MS);
@@ -432,6 +438,7 @@ static int xprtrdma_ep_resolve(struct xprtrdma_ep *ep)
 	if (ret)
 		return ret;
 
+	ep->xp->connect_step = "route resolution";
 	reinit_completion(&ep->cm_done);
 	ret = rdma_resolve_route(ep->cm_id, XPRTRDMA_RESOLVE_TIMEOUT_MS);
 	if (ret)
@@ -516,6 +523,7 @@ static int xprtrdma_ep_connect(struct xprtrdma_ep *ep)
 	param.rnr_retry_count = 7;
 	param.flow_control = 1;
 
+	ep->xp->connect_step = "connection request";
 	reinit_completion(&ep->cm_done);
 	ret = rdma_connect(ep->cm_id, &param);
 	if (ret)
@@ -561,6 +569,7 @@ static int xprtrdma_ep_create(struct xprtrdma_xprt *xp)
 	ret = xprtrdma_ep_resolve(ep);
 	if (ret)
 		goto out_free;
+	xp->connect_step = "setup";
 	ep->device = id->device;
 	spin_lock(&xprtrdma_eps_lock);
 	list_add(&ep->list, &xprtrdma_eps);
@@ -663,6 +672,7 @@ void xprtrdma_connect_worker(struct work_struct *work)
 	/* A leftover connection would otherwise leak its resources. */
 	xprtrdma_ep_destroy(xp);
 
+	xp->connect_step = "setup";
 	status = xprtrdma_ep_create(xp);
 	trace_xprtrdma_connect(xp, status);
 	if (!status) {
@@ -689,10 +699,10 @@ void xprtrdma_connect_worker(struct work_struct *work)
 			xp->ep->max_send, xp->ep->max_recv,
 			xp->ep->peer.remote_inv ? ", remote invalidation" : "");
 	} else {
-		pr_info_ratelimited("xprtrdma: connect to %s:%s failed: %d\n",
+		pr_info_ratelimited("xprtrdma: connect to %s:%s failed in %s: %d\n",
 				    xprt->address_strings[RPC_DISPLAY_ADDR],
 				    xprt->address_strings[RPC_DISPLAY_PORT],
-				    status);
+				    xp->connect_step, status);
 	}
 
 	xprt_clear_connecting(xprt);

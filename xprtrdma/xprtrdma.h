@@ -373,6 +373,8 @@ struct xprtrdma_req {
  *	buffer (rdma_max_inline_write when the transport was created)
  * @inline_recv: size of each receive buffer, the largest inline reply we
  *	accept (rdma_max_inline_read when the transport was created)
+ * @connect_step: the setup step the last connect attempt reached, named in
+ *	its log line if it failed; written only by the connect worker
  */
 struct xprtrdma_xprt {
 	struct rpc_xprt xprt;
@@ -393,6 +395,7 @@ struct xprtrdma_xprt {
 	struct xprtrdma_stats stats;
 	u32 inline_send;
 	u32 inline_recv;
+	const char *connect_step;
 };
 
 static inline struct xprtrdma_xprt *xprtrdma_xp(struct rpc_xprt *xprt)

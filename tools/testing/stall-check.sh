@@ -46,11 +46,11 @@ case_ "routine lines before it" emulator \
 	'[   20.000000] rdma_rxe: loaded' \
 	'[   30.000000] xprtrdma: connected to 192.0.2.1:20049 (inline send 4096, recv 4096)'
 case_ "errors only after it" emulator \
-	'[  384.500000] xprtrdma: connect to 192.0.2.1:20049 failed: -113'
+	'[  384.500000] xprtrdma: connect to 192.0.2.1:20049 failed in address resolution: -113'
 case_ "rxe error before it" transport \
 	'[  102.000000] rdma_rxe: rxe_reg_fast_mr: mr->lkey = 0x1073 not free'
 case_ "failed connects before it" transport \
-	'[  175.000000] xprtrdma: connect to 192.0.2.1:20049 failed: -113'
+	'[  175.000000] xprtrdma: connect to 192.0.2.1:20049 failed in address resolution: -113'
 case_ "a QP leaving RTS before it" transport \
 	'[  166.000000] xprtrdma: connection to 192.0.2.1 left RTS: Receive flushed; reconnecting'
 case_ "a KASAN report after it" transport \
