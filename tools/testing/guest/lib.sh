@@ -189,6 +189,17 @@ rdma_dev_del() {
 	rdma link delete "$RDMA_DEV"
 }
 
+# log_rdma_state: the RDMA device's view, for a test that finds its
+# transport stuck: its port counters (does it still take packets in and
+# send any out), and the QPs and CM ids it holds.
+log_rdma_state() {
+	log "rdma counters: $(grep -H . "/sys/class/infiniband/$RDMA_DEV/ports/1/hw_counters/"* 2>/dev/null | sed 's|.*/||' | tr '\n' ' ')"
+	log "rdma qps: $(rdma res show qp 2>&1 | tr '\n' ';')"
+	log "rdma cm ids: $(rdma res show cm_id 2>&1 | tr '\n' ';')"
+	log "rdma gids: $(cd "/sys/class/infiniband/$RDMA_DEV/ports/1/gids" 2>/dev/null &&
+		grep -v '^0000:0000:0000:0000:0000:0000:0000:0000$' -H -- * 2>/dev/null | tr '\n' ' ')"
+}
+
 # net_up: bring up the RDMA fabric on a dummy netdev in one VM, on the
 # virtio NIC that joins the two VMs otherwise.  Addresses come from the
 # documentation range: these links reach nothing but the other test VM.
