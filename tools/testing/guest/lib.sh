@@ -313,6 +313,10 @@ nfs_server_start() {
 	echo 10 >/proc/fs/nfsd/nfsv4gracetime
 	sysctl -qw fs.nfs.nlm_grace_period=10
 	if [ "${NFSD_RDMA:-portlist}" = conf ]; then
+		# Kept for nfs_server_stop: in a shared boot the next test's
+		# rpc.nfsd would open the listener itself and its portlist
+		# write would then fail.
+		[ -e /run/nfsrdma-nfs.conf ] || cp /etc/nfs.conf /run/nfsrdma-nfs.conf
 		grep -q '^\[nfsd\]' /etc/nfs.conf || echo '[nfsd]' >>/etc/nfs.conf
 		sed -i "/^\\[nfsd\\]/a rdma=y\\nrdma-port=$NFS_PORT" /etc/nfs.conf
 		rpc.nfsd 8 || return 1
@@ -326,6 +330,9 @@ nfs_server_start() {
 
 nfs_server_stop() {
 	rpc.nfsd 0 || return 1
+	if [ -e /run/nfsrdma-nfs.conf ]; then
+		cp /run/nfsrdma-nfs.conf /etc/nfs.conf && rm /run/nfsrdma-nfs.conf
+	fi
 	exportfs -ua
 	pkill rpc.mountd
 	pkill rpc.statd
