@@ -21,20 +21,31 @@ MODULES := wire/nfsrdma_wire.ko xprtrdma/xprtrdma.ko svcrdma/svcrdma.ko
 
 all: module
 
+# Times are this project's 2-core, KVM-less machine's (every VM under TCG).
 help:
-	@echo "make            build the modules against KDIR (default: $(KDIR))"
-	@echo "make lint       build with W=1 and sparse, run kernel-doc; warnings fail"
-	@echo "make check      setup, lint, codec tests, fuzz smoke, VM tests"
-	@echo "make check-full make check plus tools/testing/tests-full.conf"
-	@echo "make check-kernels  builds and tests-kernels.conf on Debian 12's 6.12 and 6.1-rt"
-	@echo "make demo       two VMs on our modules: RDMA mount, copy, checksum, mountstats, server counters (DEMO_TRANSPORT=intree: the in-tree rpcrdma)"
-	@echo "make debug-kernel  build (or find cached) the debug-tier test kernel"
-	@echo "make bench      fio and perftest in two VMs, results/bench/"
-	@echo "make install    install modules and modprobe config (root)"
+	@echo "make               build the modules against KDIR (default: $(KDIR)); under a minute"
+	@echo "make lint          W=1, sparse and kernel-doc; any warning fails; about 45 s"
+	@echo "make check         setup, lint, codec tests and fuzz smoke, packaging, then the VM"
+	@echo "                   tests of tools/testing/tests.conf (Debian's kernel and the debug"
+	@echo "                   kernel, rxe and siw); about 65-75 min on a fresh machine, the"
+	@echo "                   debug kernel's build included; CI runs exactly this"
+	@echo "make check-full    make check, then tools/testing/tests-full.conf: about 60 more"
+	@echo "                   boots, half on the debug kernel; several hours"
+	@echo "make check-kernels builds and tools/testing/tests-kernels.conf on Debian 12's 6.12"
+	@echo "                   and 6.1-rt kernels (installs them first)"
+	@echo "make demo          two VMs on our modules: RDMA mount, copy, checksum, mountstats,"
+	@echo "                   server counters; about 2 min (DEMO_TRANSPORT=intree: the in-tree)"
+	@echo "make bench         fio and perftest in two VMs against the in-tree, TCP and bare"
+	@echo "                   rxe, results/bench/; about 35 min"
+	@echo "make debug-kernel  build the debug-tier kernel once (20-35 min), then find it cached"
+	@echo "make install       install modules and modprobe config (root); seconds"
+	@echo "make uninstall     remove what make install put in place (root)"
 	@echo "make dkms-install  install the source into DKMS and build it for KVER (root)"
-	@echo "make dist       release tarball build/dist/nfsrdma-VERSION.tar.xz (version: $(VERSION))"
-	@echo "make deb        Debian package build/deb/nfsrdma-dkms_VERSION-1_all.deb, from that tarball"
-	@echo "make setup      install the Debian packages everything needs (root)"
+	@echo "make dist          release tarball build/dist/nfsrdma-VERSION.tar.xz (version: $(VERSION))"
+	@echo "make deb           Debian package build/deb/nfsrdma-dkms_VERSION-1_all.deb, from that tarball"
+	@echo "make setup         install the Debian packages everything needs (root); minutes, once"
+	@echo "make setup-kernels the same plus Debian 12's 6.12 and 6.1-rt kernels and headers"
+	@echo "make clean         remove build products"
 
 module modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
