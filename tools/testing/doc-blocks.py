@@ -12,7 +12,7 @@ must be preceded by a comment naming who runs it:
 ROLE is server, client or both.  Printed, one block after another:
 
     BLOCK <index> <role> <kind> <path or reason or ->
-    <the block's lines, dedented>
+    ><each of the block's lines, dedented, after a ">">
     END
 
 A literal block with no marker, or a marker with no block after it, is an
@@ -22,7 +22,20 @@ import re
 import sys
 
 MARK = re.compile(r'^\.\. admin-test: (\S+)(?: (\S+)(?: (.*))?)?$')
-DIRECTIVE = re.compile(r'^\.\. code-block::')
+DIRECTIVE = re.compile(r'^\s*\.\. (code-block|code|sourcecode|parsed-literal)::')
+
+
+def literal_intro(lines, i):
+    """Does line i introduce a literal block?"""
+    line = lines[i]
+    if DIRECTIVE.match(line):
+        return True
+    # A paragraph's "::" ending, followed by a blank line; not a comment
+    # or other directive, and not a title underline of colons.
+    stripped = line.strip()
+    return (stripped.endswith('::') and not line.lstrip().startswith('..') and
+            stripped.strip(':') != '' and
+            (i + 1 == len(lines) or not lines[i + 1].strip()))
 
 
 def blocks(lines):
@@ -38,17 +51,18 @@ def blocks(lines):
             pending = (m, i + 1)
             i += 1
             continue
-        starts = DIRECTIVE.match(line) or (
-            line.rstrip().endswith('::') and not line.startswith('..'))
-        if not starts:
+        if not literal_intro(lines, i):
             i += 1
             continue
-        # The block: after a blank line, every line indented more than
-        # the introducing one, up to the next line that is not.
+        # The block: past the directive's options (":name: value" lines
+        # indented under it) and blank lines, every line indented more
+        # than the introducing one, up to the next line that is not.
         indent = len(line) - len(line.lstrip())
         j = i + 1
         while j < len(lines) and (not lines[j].strip() or
-                                  lines[j].startswith(':', indent + 3)):
+                                  (DIRECTIVE.match(line) and
+                                   lines[j].strip().startswith(':') and
+                                   len(lines[j]) - len(lines[j].lstrip()) > indent)):
             j += 1
         body = []
         while j < len(lines) and (not lines[j].strip() or
@@ -59,6 +73,8 @@ def blocks(lines):
             body.pop()
         if not pending:
             raise ValueError(f'line {i + 1}: literal block without an admin-test marker')
+        if not body:
+            raise ValueError(f'line {i + 1}: empty literal block')
         yield pending[0], i + 1, body
         pending = None
         i = j
@@ -85,7 +101,7 @@ def main():
                         default=0)
             out.append(f'BLOCK {n} {role} {"file" if kind else "console"} '
                        f'{rest or "-"}')
-            out.extend(b[width:] for b in body)
+            out.extend('>' + b[width:] for b in body)
             out.append('END')
     except ValueError as e:
         print(f'{sys.argv[1]}: {e}', file=sys.stderr)
