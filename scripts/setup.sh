@@ -12,7 +12,8 @@ rdma-core ibverbs-utils rdmacm-utils ibverbs-providers perftest
 libibverbs-dev librdmacm-dev
 nfs-kernel-server nfs-common rpcbind fio tshark iproute2 procps acl
 libcmocka-dev clang libclang-rt-14-dev gnuplot-nox python3 e2fsprogs util-linux
-linux-source-6.1 xz-utils libssl-dev rsync git lintian iputils-ping"
+linux-source-6.1 xz-utils libssl-dev rsync git lintian iputils-ping
+systemd dkms"
 
 # --kernels: also Debian 12's 6.12 and 6.1 PREEMPT_RT kernels and headers
 # (make check-kernels).
