@@ -6,8 +6,9 @@
 # codec unit tests (ASan/UBSan), codec fuzz smoke, the debug-tier kernel
 # (built once, then taken from its cache), then the VM tests listed in
 # tests.conf (and, for 'make check-full', CHECK_FULL=1, those in
-# tests-full.conf after them), on Debian's kernel or, for lines that say
-# kernel=debug, the debug kernel.  'make check-kernels' (CHECK_KERNELS=1)
+# tests-full.conf after them; CHECK_FULL=only runs tests-full.conf alone,
+# for when make check's list has just passed), on Debian's kernel or, for
+# lines that say kernel=debug, the debug kernel.  'make check-kernels' (CHECK_KERNELS=1)
 # builds for Debian 12's 6.12 and 6.1-rt kernels too and runs
 # tests-kernels.conf instead.  Set CHECK_VM=PATTERN to run only matching
 # VM tests, and FUZZ_SECONDS to change the fuzz budget.
@@ -77,7 +78,10 @@ lint_kernel() {
 }
 
 confs=("$here/tests.conf")
-[ "${CHECK_FULL:-0}" = 1 ] && confs+=("$here/tests-full.conf")
+case "${CHECK_FULL:-0}" in
+1) confs+=("$here/tests-full.conf") ;;
+only) confs=("$here/tests-full.conf") ;;
+esac
 # make check-kernels: Debian 12's other kernels instead of make check's list.
 if [ "${CHECK_KERNELS:-0}" = 1 ]; then
 	for k in 6.12 rt; do
