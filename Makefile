@@ -96,14 +96,14 @@ setup:
 
 check:
 	@scripts/setup.sh
-	@KVER=$(KVER) tools/testing/check.sh
+	@KVER=$(KVER) tools/testing/make-check.sh
 
 # make check plus the instances that do not fit CI's time limit.
 # CHECK_FULL=only: tests-full.conf alone, after a make check that passed.
 check-full:
 	@scripts/setup.sh
 	@KVER=$(KVER) CHECK_FULL=$(if $(filter only,$(CHECK_FULL)),only,1) \
-		tools/testing/check.sh
+		tools/testing/make-check.sh
 
 # Debian 12's other kernels, 6.12 and 6.1 PREEMPT_RT: builds and the VM
 # tests in tools/testing/tests-kernels.conf.
@@ -112,7 +112,7 @@ setup-kernels:
 
 check-kernels:
 	@scripts/setup.sh --kernels
-	@KVER=$(KVER) CHECK_KERNELS=1 tools/testing/check.sh
+	@KVER=$(KVER) CHECK_KERNELS=1 tools/testing/make-check.sh
 
 # The debug-tier kernel the harness boots for kernel=debug instances: built
 # once from Debian's linux-source-6.1, cached under /var/cache/nfsrdma.
@@ -122,11 +122,11 @@ debug-kernel:
 
 bench:
 	@scripts/setup.sh
-	@KVER=$(KVER) tools/testing/bench.sh
+	@KVER=$(KVER) tools/testing/make-bench.sh
 
 demo:
 	@scripts/setup.sh
-	@KVER=$(KVER) tools/testing/demo.sh
+	@KVER=$(KVER) tools/testing/make-demo.sh
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean

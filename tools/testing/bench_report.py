@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench_report.py [BENCH_DIR]: turn the raw outputs tools/testing/bench.sh
+# bench_report.py [BENCH_DIR]: turn the raw outputs tools/testing/make-bench.sh
 # left in BENCH_DIR/raw/<column>/<rep>/ into BENCH_DIR/bench.md (a markdown
 # table, also printed) and BENCH_DIR/bench.png (gnuplot).  Standard library
 # only: it runs wherever 'make bench' runs.
 #
-# A repetition counts only if bench.sh marked it PASS after checking the
+# A repetition counts only if make-bench.sh marked it PASS after checking the
 # guests' verdicts; anything missing or malformed stops the report rather
 # than shrinking a median behind the reader's back.
 
@@ -34,7 +34,7 @@ PERFTESTS = [
     ("ib_send_lat", "rxe Send latency, one way (ib_send_lat)", "lat"),
 ]
 
-# Known columns first, in this order; any other column a future bench.sh
+# Known columns first, in this order; any other column a future make-bench.sh
 # adds is reported after them without a change here.
 COLUMN_ORDER = ["rdma-intree", "rdma-ours-client", "rdma-ours-server",
                 "rdma-ours", "tcp", "rxe"]
@@ -92,7 +92,7 @@ def read_perftest(path, kind):
 def load(raw):
     """{column: {"kind": "nfs"|"perftest", "reps": [{row_key: value}]}}"""
     if not os.path.isdir(raw):
-        raise ReportError(f"{raw}: no raw results; run tools/testing/bench.sh")
+        raise ReportError(f"{raw}: no raw results; run tools/testing/make-bench.sh")
     cols = {}
     for col in sorted(os.listdir(raw)):
         cdir = os.path.join(raw, col)
@@ -105,7 +105,7 @@ def load(raw):
             if not os.path.isdir(rdir):
                 continue
             if not os.path.exists(os.path.join(rdir, "PASS")):
-                raise ReportError(f"{rdir}: not marked PASS by bench.sh; "
+                raise ReportError(f"{rdir}: not marked PASS by make-bench.sh; "
                                   "its numbers cannot be trusted")
             files = os.listdir(rdir)
             vals = {}

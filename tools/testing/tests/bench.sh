@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Benchmark body for tools/testing/bench.sh, two VMs only.  The host says
+# Benchmark body for tools/testing/make-bench.sh, two VMs only.  The host says
 # what this boot measures through BENCH_* lines in the env file, so that one
 # body serves every column of the table:
 #

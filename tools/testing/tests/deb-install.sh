@@ -59,7 +59,7 @@ deb_install() {
 	# What this guest starts from must not already point at ours.
 	[ ! -e /etc/modprobe.d/nfsrdma.conf ] && [ ! -e "/lib/modules/$KVER/updates/nfsrdma" ] ||
 		fail "nfsrdma is already installed on the host root" || return 1
-	# The newest: make deb in this checkout (check.sh's packaging stage).
+	# The newest: make deb in this checkout (make-check.sh's packaging stage).
 	# shellcheck disable=SC2012
 	deb=$(ls -t "$REPO"/build/deb/nfsrdma-dkms_*_all.deb 2>/dev/null | head -n 1)
 	[ -n "$deb" ] || fail "no package in build/deb (make deb)" || return 1

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# demo.sh: two VMs, NFS over RDMA between them, shown step by step.
+# make-demo.sh: two VMs, NFS over RDMA between them, shown step by step.
 # DEMO_TRANSPORT=ours|intree picks the modules on both VMs.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# check.sh: everything 'make check' runs, as one TAP stream ending in the
+# make-check.sh: everything 'make check' runs, as one TAP stream ending in the
 # "N passed, N failed" line CI reads.  Stages: W=1 + sparse build, kernel-doc,
 # codec unit tests (ASan/UBSan), codec fuzz smoke, the debug-tier kernel
 # (built once, then taken from its cache), then the VM tests listed in

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench.sh: 'make bench'.  Boots the two-VM topology once per column and
+# make-bench.sh: 'make bench'.  Boots the two-VM topology once per column and
 # repetition, runs tests/bench.sh in it (fio on an NFSv4.2 mount, or
 # perftest on the bare rxe link), keeps every raw output under
 # results/bench/raw/<column>/<rep>/ and hands them to bench_report.py for
