@@ -22,6 +22,7 @@
 #include <linux/sunrpc/sched.h>
 
 #include "svcrdma.h"
+#include "trace.h"
 
 /* nfsd passes its own timeouts; this only covers a caller that does not. */
 static const struct rpc_timeout svcrdma_bc_timeout = {
@@ -64,6 +65,8 @@ static int svcrdma_bc_send_request(struct rpc_rqst *rqst)
 		return -ENOTCONN;
 	ret = svcrdma_send_bc_call(svcrdma_of(sx), rqst->rq_xid,
 				   &rqst->rq_snd_buf);
+	trace_svcrdma_cb_call(svcrdma_of(sx), rqst->rq_xid,
+			      rqst->rq_snd_buf.len, ret);
 	return ret == -ENOTCONN ? -ENOTCONN : ret ? -EIO : 0;
 }
 
@@ -214,10 +217,12 @@ int svcrdma_bc_reply(struct svcrdma_xprt *xp, const void *msg, u32 len)
 	req->rq_private_buf.len = len;
 	xprt_complete_rqst(req->rq_task, len);
 	spin_unlock(&xprt->queue_lock);
+	trace_svcrdma_cb_reply(xp, xid, len, 0);
 	return 0;
 
 out_unlock:
 	spin_unlock(&xprt->queue_lock);
+	trace_svcrdma_cb_reply(xp, xid, len, -ENOENT);
 	pr_warn_ratelimited("svcrdma: unmatched backchannel reply from %s (xid 0x%08x)\n",
 			    xp->xprt.xpt_remotebuf, be32_to_cpu(xid));
 	return -ENOENT;

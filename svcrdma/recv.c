@@ -514,6 +514,8 @@ static int svcrdma_build_call(struct svc_rqst *rqstp, struct svcrdma_xprt *xp,
 		if (ret)	/* -E2BIG: too many segments, ERR_CHUNK */
 			goto out;
 		svcrdma_count_reads(hdr);
+		trace_svcrdma_read_chunks(xp, hdr->xid, hdr->nr_read,
+					  set.nr_wrs, out);
 	}
 
 	arg->head[0].iov_base = page_address(rqstp->rq_pages[0]);

@@ -4,8 +4,10 @@
  *
  * Every event copies the peer's address into the ring buffer: the
  * connection it names may be freed long before the trace is read.  The
- * hot path has exactly one event, svcrdma_reply; the others fire only on
- * connection setup and teardown and when something goes wrong.
+ * hot path has two events, svcrdma_reply and, for a call with Read
+ * chunks, svcrdma_read_chunks; the others fire on connection setup and
+ * teardown, on backchannel traffic, and when something goes wrong or has
+ * to wait.
  *
  *   echo 1 > /sys/kernel/tracing/events/svcrdma/enable
  */
@@ -183,6 +185,122 @@ TRACE_EVENT(svcrdma_reply,
 		  __entry->write_chunks, __entry->write_bytes,
 		  __entry->reply_bytes, __entry->invalidate ? "yes" : "no")
 );
+
+/* Every RDMA-CM event, on a listener (no peer yet) or a connection. */
+TRACE_EVENT(svcrdma_cm_event,
+	TP_PROTO(const struct rdma_cm_id *id, const struct rdma_cm_event *ev),
+	TP_ARGS(id, ev),
+	TP_STRUCT__entry(
+		__sockaddr(local, SVCRDMA_PEER_LEN)
+		__sockaddr(peer, SVCRDMA_PEER_LEN)
+		__string(event, rdma_event_msg(ev->event))
+		__field(int, status)
+	),
+	TP_fast_assign(
+		__assign_sockaddr(local, &id->route.addr.src_addr,
+				  SVCRDMA_PEER_LEN);
+		__assign_sockaddr(peer, &id->route.addr.dst_addr,
+				  SVCRDMA_PEER_LEN);
+		nfsrdma_assign_str(event, rdma_event_msg(ev->event));
+		__entry->status = ev->status;
+	),
+	TP_printk("local=%pISpc peer=%pISpc event=\"%s\" status=%d",
+		  __get_sockaddr(local), __get_sockaddr(peer),
+		  __get_str(event), __entry->status)
+);
+
+/* An RDMA device we serve on is being removed. */
+TRACE_EVENT(svcrdma_device_removal,
+	TP_PROTO(const struct ib_device *dev, bool busy),
+	TP_ARGS(dev, busy),
+	TP_STRUCT__entry(
+		__string(device, dev_name(&dev->dev))
+		__field(bool, busy)
+	),
+	TP_fast_assign(
+		nfsrdma_assign_str(device, dev_name(&dev->dev));
+		__entry->busy = busy;
+	),
+	TP_printk("device=%s %s", __get_str(device),
+		  __entry->busy ? "closing its connections" : "unused")
+);
+
+/* An nfsd thread waits for send queue space (the peer is slow to ack). */
+TRACE_EVENT(svcrdma_sq_wait,
+	TP_PROTO(const struct svcrdma_xprt *xp, unsigned int wanted),
+	TP_ARGS(xp, wanted),
+	TP_STRUCT__entry(
+		__sockaddr(peer, SVCRDMA_PEER_LEN)
+		__field(unsigned int, wanted)
+		__field(int, avail)
+		__field(unsigned int, depth)
+	),
+	TP_fast_assign(
+		__assign_sockaddr(peer, svcrdma_peer_of(xp), SVCRDMA_PEER_LEN);
+		__entry->wanted = wanted;
+		__entry->avail = atomic_read(&xp->sq_avail);
+		__entry->depth = xp->sq_depth;
+	),
+	TP_printk("peer=%pISpc wanted=%u available=%d of %u",
+		  __get_sockaddr(peer), __entry->wanted, __entry->avail,
+		  __entry->depth)
+);
+
+/* A call's Read chunks were pulled with RDMA Read. */
+TRACE_EVENT(svcrdma_read_chunks,
+	TP_PROTO(const struct svcrdma_xprt *xp, __be32 xid, u32 segs,
+		 unsigned int wrs, u32 call_len),
+	TP_ARGS(xp, xid, segs, wrs, call_len),
+	TP_STRUCT__entry(
+		__sockaddr(peer, SVCRDMA_PEER_LEN)
+		__field(u32, xid)
+		__field(u32, segs)
+		__field(unsigned int, wrs)
+		__field(u32, call_len)
+	),
+	TP_fast_assign(
+		__assign_sockaddr(peer, svcrdma_peer_of(xp), SVCRDMA_PEER_LEN);
+		__entry->xid = be32_to_cpu(xid);
+		__entry->segs = segs;
+		__entry->wrs = wrs;
+		__entry->call_len = call_len;
+	),
+	TP_printk("peer=%pISpc xid=0x%08x segments=%u rdma_reads=%u call_len=%u",
+		  __get_sockaddr(peer), __entry->xid, __entry->segs,
+		  __entry->wrs, __entry->call_len)
+);
+
+/* A backward-direction (NFSv4.1 callback) Call, or its Reply. */
+DECLARE_EVENT_CLASS(svcrdma_cb_class,
+	TP_PROTO(const struct svcrdma_xprt *xp, __be32 xid, u32 len,
+		 int status),
+	TP_ARGS(xp, xid, len, status),
+	TP_STRUCT__entry(
+		__sockaddr(peer, SVCRDMA_PEER_LEN)
+		__field(u32, xid)
+		__field(u32, len)
+		__field(int, status)
+	),
+	TP_fast_assign(
+		__assign_sockaddr(peer, svcrdma_peer_of(xp), SVCRDMA_PEER_LEN);
+		__entry->xid = be32_to_cpu(xid);
+		__entry->len = len;
+		__entry->status = status;
+	),
+	TP_printk("peer=%pISpc xid=0x%08x len=%u status=%d",
+		  __get_sockaddr(peer), __entry->xid, __entry->len,
+		  __entry->status)
+);
+
+DEFINE_EVENT(svcrdma_cb_class, svcrdma_cb_call,
+	TP_PROTO(const struct svcrdma_xprt *xp, __be32 xid, u32 len,
+		 int status),
+	TP_ARGS(xp, xid, len, status));
+
+DEFINE_EVENT(svcrdma_cb_class, svcrdma_cb_reply,
+	TP_PROTO(const struct svcrdma_xprt *xp, __be32 xid, u32 len,
+		 int status),
+	TP_ARGS(xp, xid, len, status));
 
 #endif /* SVCRDMA_TRACE_H */
 

@@ -169,11 +169,17 @@ void svcrdma_wait_wr(struct svcrdma_xprt *xp, struct completion *done,
  */
 int svcrdma_sq_get(struct svcrdma_xprt *xp, unsigned int n)
 {
+	bool traced = false;
+
 	if (n > xp->sq_depth)
 		return -E2BIG;
 	while (!svcrdma_sq_tryget(xp, n)) {
 		if (svc_xprt_is_dead(&xp->xprt))
 			return -ENOTCONN;
+		if (!traced) {
+			trace_svcrdma_sq_wait(xp, n);
+			traced = true;
+		}
 		if (!wait_event_timeout(xp->sq_wait,
 					atomic_read(&xp->sq_avail) >= (int)n ||
 					svc_xprt_is_dead(&xp->xprt),
@@ -495,6 +501,7 @@ static int svcrdma_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct svcrdma_xprt *xp = id->context;
 
+	trace_svcrdma_cm_event(id, ev);
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		return svcrdma_conn_request(xp, id, ev);
 
@@ -954,6 +961,7 @@ static int svcrdma_add_one(struct ib_device *dev)
 static void svcrdma_remove_one(struct ib_device *dev, void *client_data)
 {
 	struct svcrdma_xprt *xp;
+	bool busy;
 
 	spin_lock(&svcrdma_conns_lock);
 	list_for_each_entry(xp, &svcrdma_conns, dev_node)
@@ -963,7 +971,9 @@ static void svcrdma_remove_one(struct ib_device *dev, void *client_data)
 		}
 	spin_unlock(&svcrdma_conns_lock);
 
-	if (svcrdma_device_busy(dev))
+	busy = svcrdma_device_busy(dev);
+	trace_svcrdma_device_removal(dev, busy);
+	if (busy)
 		pr_info("svcrdma: %s removed, closing its connections\n",
 			dev_name(&dev->dev));
 	wait_event(svcrdma_conns_wait, !svcrdma_device_busy(dev));

@@ -19,6 +19,7 @@
 #include <linux/sunrpc/xprt.h>
 
 #include "xprtrdma.h"
+#include "trace.h"
 
 /* Slots per transport; the server runs one callback at a time per session. */
 #define XPRTRDMA_BC_SLOTS	4
@@ -193,6 +194,9 @@ void xprtrdma_bc_receive(struct xprtrdma_xprt *xp, __be32 xid, void *inl,
 	struct rpc_rqst *rqst;
 
 	if (!serv || ilen > PAGE_SIZE) {
+		trace_xprtrdma_cb_call(xp, xid, ilen, serv ?
+				       "dropped: too large" :
+				       "dropped: no callback service");
 		pr_warn_ratelimited("xprtrdma: backchannel call from %s dropped (%s)\n",
 				    xprt->address_strings[RPC_DISPLAY_ADDR],
 				    serv ? "too large" : "no callback service");
@@ -204,6 +208,7 @@ void xprtrdma_bc_receive(struct xprtrdma_xprt *xp, __be32 xid, void *inl,
 		list_del_init(&bc->list);
 	spin_unlock(&xp->bc_lock);
 	if (!bc) {
+		trace_xprtrdma_cb_call(xp, xid, ilen, "dropped: no free slot");
 		pr_warn_ratelimited("xprtrdma: backchannel call from %s dropped (no free slot)\n",
 				    xprt->address_strings[RPC_DISPLAY_ADDR]);
 		return;
@@ -232,6 +237,7 @@ void xprtrdma_bc_receive(struct xprtrdma_xprt *xp, __be32 xid, void *inl,
 
 	/* Dropped in xprtrdma_bc_free_rqst(). */
 	xprt_get(xprt);
+	trace_xprtrdma_cb_call(xp, xid, ilen, "queued");
 #ifdef NFSRDMA_BC_LWQ
 	lwq_enqueue(&rqst->rq_bc_list, &serv->sv_cb_list);
 	svc_pool_wake_idle_thread(&serv->sv_pools[0]);
@@ -277,6 +283,7 @@ int xprtrdma_bc_send(struct rpc_rqst *rqst)
 	hdr->has_reply = false;
 	hlen = nfsrdma_wire_encode(bc->sc.buf, ep->max_send, hdr);
 	if (hlen < 0 || hlen + snd->len > ep->max_send) {
+		trace_xprtrdma_cb_reply(xp, rqst->rq_xid, snd->len, -EIO);
 		pr_warn_ratelimited("xprtrdma: backchannel reply to %s too large (%u bytes)\n",
 				    xprt->address_strings[RPC_DISPLAY_ADDR],
 				    snd->len);
@@ -286,6 +293,7 @@ int xprtrdma_bc_send(struct rpc_rqst *rqst)
 
 	ret = xprtrdma_sendctx_post(&bc->sc, ep, hlen + snd->len, NULL, NULL,
 				    &bad);
+	trace_xprtrdma_cb_reply(xp, rqst->rq_xid, snd->len, ret);
 	if (ret) {
 		xprt_force_disconnect(xprt);
 		return -ENOTCONN;

@@ -55,6 +55,7 @@ static int xprtrdma_cm_handler(struct rdma_cm_id *id,
 {
 	struct xprtrdma_ep *ep = id->context;
 
+	trace_xprtrdma_cm_event(ep->xp, event);
 	switch (event->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
@@ -698,6 +699,7 @@ void xprtrdma_connect_worker(struct work_struct *work)
 			xprt->address_strings[RPC_DISPLAY_PORT],
 			xp->ep->max_send, xp->ep->max_recv,
 			xp->ep->peer.remote_inv ? ", remote invalidation" : "");
+		trace_xprtrdma_established(xp, xp->ep);
 	} else {
 		pr_info_ratelimited("xprtrdma: connect to %s:%s failed in %s: %d\n",
 				    xprt->address_strings[RPC_DISPLAY_ADDR],
@@ -741,9 +743,12 @@ void xprtrdma_device_removed(struct ib_device *device)
 	struct xprtrdma_ep *ep;
 
 	spin_lock(&xprtrdma_eps_lock);
-	list_for_each_entry(ep, &xprtrdma_eps, list)
-		if (ep->device == device)
-			xprt_force_disconnect(&ep->xp->xprt);
+	list_for_each_entry(ep, &xprtrdma_eps, list) {
+		if (ep->device != device)
+			continue;
+		trace_xprtrdma_device_removal(ep->xp, device);
+		xprt_force_disconnect(&ep->xp->xprt);
+	}
 	spin_unlock(&xprtrdma_eps_lock);
 
 	if (!wait_event_timeout(xprtrdma_eps_wait,

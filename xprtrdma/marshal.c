@@ -442,8 +442,10 @@ static int xprtrdma_post_call(struct xprtrdma_req *req, struct xprtrdma_ep *ep)
 	int len, ret, tries = 0;
 
 	/* A retransmission: the earlier chunks must be retired first. */
-	if (!list_empty(&req->mrs))
+	if (!list_empty(&req->mrs)) {
+		trace_xprtrdma_mr_recover(xp, rqst->rq_xid, req->nr_mrs);
 		xprtrdma_invalidate(req, false, 0);
+	}
 
 again:
 	first = NULL;
@@ -514,13 +516,19 @@ int xprtrdma_send_request(struct rpc_rqst *rqst)
 	req = xprtrdma_req(rqst);
 	if (!ep || !xprt_connected(xprt))
 		return -ENOTCONN;
-	if (!xprt_request_get_cong(xprt, rqst))
+	if (!xprt_request_get_cong(xprt, rqst)) {
+		trace_xprtrdma_call_waits(xp, rqst->rq_xid,
+					  "every credit in use");
 		return -EBADSLT;
+	}
 
 	/* A retransmission: the earlier Send must be retired. */
 	xprtrdma_sendctx_wait(&req->sc);
 	mutex_lock(&req->mr_mutex);
 	ret = xprtrdma_post_call(req, ep);
 	mutex_unlock(&req->mr_mutex);
+	if (ret == -ENOBUFS)
+		trace_xprtrdma_call_waits(xp, rqst->rq_xid,
+					  "MR pool empty or DMA mapping failed");
 	return ret;
 }

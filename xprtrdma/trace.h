@@ -48,6 +48,176 @@ TRACE_EVENT(xprtrdma_connect,
 		  __entry->status)
 );
 
+/* Every RDMA-CM event on the client's cm_id: the connection's state. */
+TRACE_EVENT(xprtrdma_cm_event,
+	TP_PROTO(const struct xprtrdma_xprt *xp,
+		 const struct rdma_cm_event *event),
+	TP_ARGS(xp, event),
+	TP_STRUCT__entry(
+		XPRTRDMA_TRACE_PEER_FIELDS(xp)
+		__string(event, rdma_event_msg(event->event))
+		__field(int, status)
+	),
+	TP_fast_assign(
+		XPRTRDMA_TRACE_PEER_ASSIGN(xp);
+		nfsrdma_assign_str(event, rdma_event_msg(event->event));
+		__entry->status = event->status;
+	),
+	TP_printk("peer=%s:%s event=\"%s\" status=%d", __get_str(addr),
+		  __get_str(port), __get_str(event), __entry->status)
+);
+
+/* What a new connection settled on, from both sides' limits. */
+TRACE_EVENT(xprtrdma_established,
+	TP_PROTO(const struct xprtrdma_xprt *xp,
+		 const struct xprtrdma_ep *ep),
+	TP_ARGS(xp, ep),
+	TP_STRUCT__entry(
+		XPRTRDMA_TRACE_PEER_FIELDS(xp)
+		__field(u32, max_reqs)
+		__field(u32, max_send)
+		__field(u32, max_recv)
+		__field(unsigned int, nr_mrs)
+		__field(u32, mr_depth)
+		__field(bool, remote_inv)
+	),
+	TP_fast_assign(
+		XPRTRDMA_TRACE_PEER_ASSIGN(xp);
+		__entry->max_reqs = ep->max_reqs;
+		__entry->max_send = ep->max_send;
+		__entry->max_recv = ep->max_recv;
+		__entry->nr_mrs = ep->nr_mrs;
+		__entry->mr_depth = ep->mr_depth;
+		__entry->remote_inv = ep->peer.remote_inv;
+	),
+	TP_printk("peer=%s:%s max_credits=%u inline_send=%u inline_recv=%u mrs=%u mr_pages=%u remote_inv=%s",
+		  __get_str(addr), __get_str(port), __entry->max_reqs,
+		  __entry->max_send, __entry->max_recv, __entry->nr_mrs,
+		  __entry->mr_depth, __entry->remote_inv ? "yes" : "no")
+);
+
+/* The server changed its credit grant (clamped to what we can use). */
+TRACE_EVENT(xprtrdma_credits,
+	TP_PROTO(const struct xprtrdma_xprt *xp, u32 granted, u32 old,
+		 u32 now),
+	TP_ARGS(xp, granted, old, now),
+	TP_STRUCT__entry(
+		XPRTRDMA_TRACE_PEER_FIELDS(xp)
+		__field(u32, granted)
+		__field(u32, old)
+		__field(u32, now)
+	),
+	TP_fast_assign(
+		XPRTRDMA_TRACE_PEER_ASSIGN(xp);
+		__entry->granted = granted;
+		__entry->old = old;
+		__entry->now = now;
+	),
+	TP_printk("peer=%s:%s granted=%u credits=%u->%u", __get_str(addr),
+		  __get_str(port), __entry->granted, __entry->old, __entry->now)
+);
+
+/* A call could not be sent yet and goes back to the RPC client to wait. */
+TRACE_EVENT(xprtrdma_call_waits,
+	TP_PROTO(const struct xprtrdma_xprt *xp, __be32 xid,
+		 const char *reason),
+	TP_ARGS(xp, xid, reason),
+	TP_STRUCT__entry(
+		XPRTRDMA_TRACE_PEER_FIELDS(xp)
+		__field(u32, xid)
+		__field(u32, credits)
+		__string(reason, reason)
+	),
+	TP_fast_assign(
+		XPRTRDMA_TRACE_PEER_ASSIGN(xp);
+		__entry->xid = be32_to_cpu(xid);
+		__entry->credits = xp->credits;
+		nfsrdma_assign_str(reason, reason);
+	),
+	TP_printk("peer=%s:%s xid=0x%08x credits=%u reason=\"%s\"",
+		  __get_str(addr), __get_str(port), __entry->xid,
+		  __entry->credits, __get_str(reason))
+);
+
+/* A retransmission retires the MRs its earlier attempt registered. */
+TRACE_EVENT(xprtrdma_mr_recover,
+	TP_PROTO(const struct xprtrdma_xprt *xp, __be32 xid,
+		 unsigned int nr_mrs),
+	TP_ARGS(xp, xid, nr_mrs),
+	TP_STRUCT__entry(
+		XPRTRDMA_TRACE_PEER_FIELDS(xp)
+		__field(u32, xid)
+		__field(unsigned int, nr_mrs)
+	),
+	TP_fast_assign(
+		XPRTRDMA_TRACE_PEER_ASSIGN(xp);
+		__entry->xid = be32_to_cpu(xid);
+		__entry->nr_mrs = nr_mrs;
+	),
+	TP_printk("peer=%s:%s xid=0x%08x mrs=%u", __get_str(addr),
+		  __get_str(port), __entry->xid, __entry->nr_mrs)
+);
+
+/* A backward-direction (NFSv4.1 callback) Call from the server. */
+TRACE_EVENT(xprtrdma_cb_call,
+	TP_PROTO(const struct xprtrdma_xprt *xp, __be32 xid, u32 len,
+		 const char *verdict),
+	TP_ARGS(xp, xid, len, verdict),
+	TP_STRUCT__entry(
+		XPRTRDMA_TRACE_PEER_FIELDS(xp)
+		__field(u32, xid)
+		__field(u32, len)
+		__string(verdict, verdict)
+	),
+	TP_fast_assign(
+		XPRTRDMA_TRACE_PEER_ASSIGN(xp);
+		__entry->xid = be32_to_cpu(xid);
+		__entry->len = len;
+		nfsrdma_assign_str(verdict, verdict);
+	),
+	TP_printk("peer=%s:%s xid=0x%08x len=%u %s", __get_str(addr),
+		  __get_str(port), __entry->xid, __entry->len,
+		  __get_str(verdict))
+);
+
+/* Our Reply to a backward-direction Call. */
+TRACE_EVENT(xprtrdma_cb_reply,
+	TP_PROTO(const struct xprtrdma_xprt *xp, __be32 xid, u32 len,
+		 int status),
+	TP_ARGS(xp, xid, len, status),
+	TP_STRUCT__entry(
+		XPRTRDMA_TRACE_PEER_FIELDS(xp)
+		__field(u32, xid)
+		__field(u32, len)
+		__field(int, status)
+	),
+	TP_fast_assign(
+		XPRTRDMA_TRACE_PEER_ASSIGN(xp);
+		__entry->xid = be32_to_cpu(xid);
+		__entry->len = len;
+		__entry->status = status;
+	),
+	TP_printk("peer=%s:%s xid=0x%08x len=%u status=%d", __get_str(addr),
+		  __get_str(port), __entry->xid, __entry->len,
+		  __entry->status)
+);
+
+/* The RDMA device under a connection is being removed. */
+TRACE_EVENT(xprtrdma_device_removal,
+	TP_PROTO(const struct xprtrdma_xprt *xp, const struct ib_device *dev),
+	TP_ARGS(xp, dev),
+	TP_STRUCT__entry(
+		XPRTRDMA_TRACE_PEER_FIELDS(xp)
+		__string(device, dev_name(&dev->dev))
+	),
+	TP_fast_assign(
+		XPRTRDMA_TRACE_PEER_ASSIGN(xp);
+		nfsrdma_assign_str(device, dev_name(&dev->dev));
+	),
+	TP_printk("peer=%s:%s device=%s", __get_str(addr), __get_str(port),
+		  __get_str(device))
+);
+
 TRACE_EVENT(xprtrdma_disconnect,
 	TP_PROTO(const struct xprtrdma_xprt *xp, const char *reason,
 		 int status),

@@ -336,6 +336,7 @@ void xprtrdma_force_disconnect(struct xprtrdma_xprt *xp)
 void xprtrdma_update_credits(struct xprtrdma_xprt *xp, u32 credits)
 {
 	struct rpc_xprt *xprt = &xp->xprt;
+	u32 granted = credits;
 
 	/*
 	 * Zero would stall us forever; more than the slots, or than the send
@@ -344,6 +345,7 @@ void xprtrdma_update_credits(struct xprtrdma_xprt *xp, u32 credits)
 	credits = clamp_t(u32, credits, 1, READ_ONCE(xp->max_credits));
 	if (credits == xp->credits)
 		return;
+	trace_xprtrdma_credits(xp, granted, xp->credits, credits);
 	spin_lock(&xprt->transport_lock);
 	xp->credits = credits;
 	xprt->cwnd = (unsigned long)credits << RPC_CWNDSHIFT;
