@@ -190,19 +190,25 @@ static struct xprt_class svcrdma_bc_class = {
  *
  * Context: nfsd thread in recvfrom.
  *
- * Return: 0 if a waiting Call took the Reply, -ENOENT if none matched
- * (a late or forged Reply, dropped).
+ * Return: 0 if a waiting Call took the Reply, -ENOENT if it was dropped:
+ * no Call matched (a late or forged Reply), or it was too short or too
+ * large.  svcrdma_cb_reply traces which.
  */
 int svcrdma_bc_reply(struct svcrdma_xprt *xp, const void *msg, u32 len)
 {
 	struct rpc_xprt *xprt = xp->xprt.xpt_bc_xprt;
 	struct rpc_rqst *req;
 	struct kvec *dst;
-	__be32 xid;
+	__be32 xid = 0;
+	int why = -ENOENT;
 
-	if (!xprt || len < 4)
-		return -ENOENT;
+	if (len < 4) {
+		why = -EINVAL;
+		goto out_drop;
+	}
 	memcpy(&xid, msg, sizeof(xid));
+	if (!xprt)
+		goto out_drop;
 
 	spin_lock(&xprt->queue_lock);
 	req = xprt_lookup_rqst(xprt, xid);
@@ -211,8 +217,10 @@ int svcrdma_bc_reply(struct svcrdma_xprt *xp, const void *msg, u32 len)
 	memcpy(&req->rq_private_buf, &req->rq_rcv_buf, sizeof(struct xdr_buf));
 	dst = &req->rq_private_buf.head[0];
 	/* Callback Replies are small; one that is not is refused whole. */
-	if (len > dst->iov_len)
+	if (len > dst->iov_len) {
+		why = -EMSGSIZE;
 		goto out_unlock;
+	}
 	memcpy(dst->iov_base, msg, len);
 	req->rq_private_buf.len = len;
 	xprt_complete_rqst(req->rq_task, len);
@@ -222,9 +230,12 @@ int svcrdma_bc_reply(struct svcrdma_xprt *xp, const void *msg, u32 len)
 
 out_unlock:
 	spin_unlock(&xprt->queue_lock);
-	trace_svcrdma_cb_reply(xp, xid, len, -ENOENT);
-	pr_warn_ratelimited("svcrdma: unmatched backchannel reply from %s (xid 0x%08x)\n",
-			    xp->xprt.xpt_remotebuf, be32_to_cpu(xid));
+out_drop:
+	trace_svcrdma_cb_reply(xp, xid, len, why);
+	pr_warn_ratelimited("svcrdma: backchannel reply from %s (xid 0x%08x) dropped: %s\n",
+			    xp->xprt.xpt_remotebuf, be32_to_cpu(xid),
+			    why == -EMSGSIZE ? "too large" :
+			    why == -EINVAL ? "too short" : "no matching call");
 	return -ENOENT;
 }
 

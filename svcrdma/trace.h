@@ -2,8 +2,9 @@
 /*
  * svcrdma tracepoints (TRACE_SYSTEM svcrdma).
  *
- * Every event copies the peer's address into the ring buffer: the
- * connection it names may be freed long before the trace is read.  The
+ * Every event about a connection copies the peer's address into the ring
+ * buffer: the connection may be freed long before the trace is read (a
+ * listener's peer prints as the wildcard address).  The
  * hot path has two events, svcrdma_reply and, for a call with Read
  * chunks, svcrdma_read_chunks; the others fire on connection setup and
  * teardown, on backchannel traffic, and when something goes wrong or has

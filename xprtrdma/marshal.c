@@ -517,7 +517,7 @@ int xprtrdma_send_request(struct rpc_rqst *rqst)
 	if (!ep || !xprt_connected(xprt))
 		return -ENOTCONN;
 	if (!xprt_request_get_cong(xprt, rqst)) {
-		trace_xprtrdma_call_waits(xp, rqst->rq_xid,
+		trace_xprtrdma_send_deferred(xp, rqst->rq_xid,
 					  "every credit in use");
 		return -EBADSLT;
 	}
@@ -528,7 +528,7 @@ int xprtrdma_send_request(struct rpc_rqst *rqst)
 	ret = xprtrdma_post_call(req, ep);
 	mutex_unlock(&req->mr_mutex);
 	if (ret == -ENOBUFS)
-		trace_xprtrdma_call_waits(xp, rqst->rq_xid,
-					  "MR pool empty or DMA mapping failed");
+		trace_xprtrdma_send_deferred(xp, rqst->rq_xid,
+					  "MR pool empty or out of memory");
 	return ret;
 }

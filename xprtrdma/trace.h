@@ -96,7 +96,7 @@ TRACE_EVENT(xprtrdma_established,
 		  __entry->mr_depth, __entry->remote_inv ? "yes" : "no")
 );
 
-/* The server changed its credit grant (clamped to what we can use). */
+/* The credits we use changed: the server's grant, clamped to 1..slots. */
 TRACE_EVENT(xprtrdma_credits,
 	TP_PROTO(const struct xprtrdma_xprt *xp, u32 granted, u32 old,
 		 u32 now),
@@ -117,8 +117,12 @@ TRACE_EVENT(xprtrdma_credits,
 		  __get_str(port), __entry->granted, __entry->old, __entry->now)
 );
 
-/* A call could not be sent yet and goes back to the RPC client to wait. */
-TRACE_EVENT(xprtrdma_call_waits,
+/*
+ * A call could not be sent yet and goes back to the RPC client to wait.
+ * Most credit waits happen before: in the core's xprt_reserve_xprt_cong(),
+ * traced by sunrpc's own xprt_reserve_cong event.
+ */
+TRACE_EVENT(xprtrdma_send_deferred,
 	TP_PROTO(const struct xprtrdma_xprt *xp, __be32 xid,
 		 const char *reason),
 	TP_ARGS(xp, xid, reason),
