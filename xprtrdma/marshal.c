@@ -19,12 +19,19 @@
  *   - RDMA_NOMSG with a Position-zero Read chunk carrying the whole call
  *     otherwise.
  *
+ * Under RPCSEC_GSS integrity or privacy the upper layer's page data is
+ * part of what the GSS layer checksums or encrypts, so it is no longer a
+ * data item of its own: neither a Write chunk nor a data Read chunk is
+ * offered, and a call or reply too large to go inline travels whole in a
+ * Position-zero Read chunk or a Reply chunk.
+ *
  * The REG_MR work requests for all chunks are chained in front of the
  * Send, so one ib_post_send() puts the whole call on the wire.
  */
 
 #include <linux/highmem.h>
 #include <linux/slab.h>
+#include <linux/sunrpc/auth.h>
 #include <linux/sunrpc/xdr.h>
 #include <linux/sunrpc/xprt.h>
 
@@ -83,6 +90,22 @@ void xprtrdma_copy_xdr(void *dst, const struct xdr_buf *xdr, u32 tail_skip,
 	       xdr->tail[0].iov_len - tail_skip);
 }
 
+/*
+ * May page data travel in chunks of its own (direct data placement)?  Not
+ * when RPCSEC_GSS integrity or privacy covers it (the GSS layer sets bit
+ * RPCAUTH_AUTH_DATATOUCH in its auth's flags): the pages then hold part of
+ * a checksummed or encrypted body rather than a data item, and under
+ * privacy the XDR pad rule of RFC 8166 section 3.4.6 would cut ciphertext
+ * out of it.
+ */
+static bool xprtrdma_ddp_allowed(const struct rpc_rqst *rqst)
+{
+	const struct rpc_cred *cred = rqst->rq_cred;
+
+	return !(cred && cred->cr_auth &&
+		 test_bit(RPCAUTH_AUTH_DATATOUCH, &cred->cr_auth->au_flags));
+}
+
 /* Remember a reply chunk's segments: the reply must name the same ones. */
 static void xprtrdma_keep_offered(struct xprtrdma_req *req,
 				  const struct nfsrdma_wire_seg *segs, int n)
@@ -97,7 +120,7 @@ static void xprtrdma_keep_offered(struct xprtrdma_req *req,
 /* Offer a Write chunk or a Reply chunk for the reply, if it needs one. */
 static int xprtrdma_marshal_reply(struct xprtrdma_req *req,
 				  struct xprtrdma_ep *ep,
-				  struct nfsrdma_wire_hdr *hdr,
+				  struct nfsrdma_wire_hdr *hdr, bool ddp,
 				  struct ib_send_wr **first,
 				  struct ib_send_wr **last)
 {
@@ -115,7 +138,7 @@ static int xprtrdma_marshal_reply(struct xprtrdma_req *req,
 		     nfsrdma_wire_chunks_size(0, 1, XPRTRDMA_MAX_MRS_PER_REQ,
 					      false, 0);
 
-	if ((rcv->flags & XDRBUF_READ) && rcv->page_len &&
+	if (ddp && (rcv->flags & XDRBUF_READ) && rcv->page_len &&
 	    total - rcv->page_len <= reply_room) {
 		n = xprtrdma_register_xdr(req, rcv, rcv->head[0].iov_len,
 					  rcv->page_len, true, hdr->segs,
@@ -198,6 +221,7 @@ static int xprtrdma_marshal(struct xprtrdma_req *req, struct xprtrdma_ep *ep,
 	struct xdr_buf *snd = &rqst->rq_snd_buf;
 	u32 head_len = snd->head[0].iov_len;
 	u32 tail_skip = 0, tail_len, inline_len, pool;
+	bool ddp = xprtrdma_ddp_allowed(rqst);
 	int hlen, n, ret;
 
 	ret = xprtrdma_fill_sparse_pages(&rqst->rq_rcv_buf);
@@ -216,7 +240,7 @@ static int xprtrdma_marshal(struct xprtrdma_req *req, struct xprtrdma_ep *ep,
 	req->nr_offered = 0;
 	memset(info, 0, sizeof(*info));
 
-	ret = xprtrdma_marshal_reply(req, ep, hdr, first, last);
+	ret = xprtrdma_marshal_reply(req, ep, hdr, ddp, first, last);
 	if (ret)
 		return ret;
 	pool = xprtrdma_pool_used(hdr);
@@ -232,7 +256,7 @@ static int xprtrdma_marshal(struct xprtrdma_req *req, struct xprtrdma_ep *ep,
 	}
 
 	/* 2. Page data in a Read chunk, the rest inline. */
-	if ((snd->flags & XDRBUF_WRITE) && snd->page_len) {
+	if (ddp && (snd->flags & XDRBUF_WRITE) && snd->page_len) {
 		/* RFC 8166 3.4.6: the XDR pad goes neither in the chunk nor inline. */
 		tail_len = snd->tail[0].iov_len;
 		tail_skip = min_t(u32, xdr_pad_size(snd->page_len), tail_len);
