@@ -173,7 +173,9 @@ static void xprtrdma_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status == IB_WC_SUCCESS || wc->status == IB_WC_WR_FLUSH_ERR ||
 	    READ_ONCE(ep->draining)) {
-		if (wc->status != IB_WC_SUCCESS)
+		if (wc->status == IB_WC_SUCCESS)
+			xprtrdma_ep_progress(ep);
+		else
 			xprtrdma_wr_failed(ep, "keepalive probe", wc);
 	} else {
 		/* The probe's own verdict, in the words admins look for. */
@@ -191,12 +193,19 @@ static void xprtrdma_ka_done(struct ib_cq *cq, struct ib_wc *wc)
  * peer could take?  A probe queues behind such a Send (RC keeps order), so
  * only the age of the oldest Send shows a send queue that stopped moving:
  * a provider that lost track of it, or a server that never reposts its
- * receives while we retry RNR forever.
+ * receives while we retry RNR forever.  But an old Send alone is not
+ * enough: on a slow fabric with a deep queue (soft-iWARP carries the
+ * server's RDMA Reads of our Read chunks on the same TCP stream as our
+ * Sends) a Send can wait long behind traffic that is moving.  So the
+ * connection must also have made no progress at all for as long.
  */
 static bool xprtrdma_send_stalled(struct xprtrdma_ep *ep)
 {
 	struct xprtrdma_xprt *xp = ep->xp;
 	unsigned int i;
+
+	if (!xprtrdma_ep_idle_for(ep, XPRTRDMA_SEND_STALL_SECS * HZ))
+		return false;
 
 	for (i = 0; i < xp->nr_reqs; i++) {
 		struct xprtrdma_sendctx *sc = &xp->reqs[i].sc;
@@ -229,7 +238,7 @@ static void xprtrdma_ka_work(struct work_struct *work)
 	int ret = 0;
 
 	if (xprtrdma_send_stalled(ep)) {
-		pr_warn_ratelimited("xprtrdma: a Send to %s has not completed in %u s; reconnecting\n",
+		pr_warn_ratelimited("xprtrdma: a Send to %s has not completed in %u s, nor anything else; reconnecting\n",
 				    xprtrdma_peer(ep), XPRTRDMA_SEND_STALL_SECS);
 		xprtrdma_force_disconnect(ep->xp);
 		return;
@@ -613,6 +622,7 @@ static int xprtrdma_ep_create(struct xprtrdma_xprt *xp)
 	ep->max_send = min_t(u32, xp->inline_send, ep->peer.recv_size);
 	ep->max_recv = min_t(u32, xp->inline_recv, ep->peer.send_size);
 	xp->ep = ep;
+	xprtrdma_ep_progress(ep);
 	queue_delayed_work(system_wq, &ep->ka_work,
 			   (READ_ONCE(xprtrdma_keepalive) ?: 30) * HZ);
 	return 0;

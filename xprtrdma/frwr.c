@@ -398,16 +398,22 @@ void xprtrdma_mrs_drop(struct xprtrdma_req *req)
  * earlier work request on the send queue, so a server that stops
  * acknowledging (unlimited RNR retries, no receives posted) would hold
  * it, and the task waiting here, for ever: even a task already killed,
- * since the MRs must be fenced before its memory is freed.  After
- * XPRTRDMA_INV_TIMEOUT the QP is moved to Error, which fences every MR
- * and flushes the chain, and the connection is dropped.
+ * since the MRs must be fenced before its memory is freed.  Once the
+ * connection has made no progress for XPRTRDMA_INV_TIMEOUT (a slow but
+ * moving queue may hold the chain longer) the QP is moved to Error, which
+ * fences every MR and flushes the chain, and the connection is dropped.
  */
 static void xprtrdma_inv_wait(struct xprtrdma_req *req, struct xprtrdma_ep *ep)
 {
 	struct xprtrdma_xprt *xp = req->xp;
 
-	if (wait_for_completion_timeout(&req->inv_done, XPRTRDMA_INV_TIMEOUT))
-		return;
+	while (!wait_for_completion_timeout(&req->inv_done,
+					    XPRTRDMA_INV_TIMEOUT))
+		if (xprtrdma_ep_idle_for(ep, XPRTRDMA_INV_TIMEOUT))
+			goto stalled;
+	return;
+
+stalled:
 	pr_warn_ratelimited("xprtrdma: %s acknowledged nothing for %u s, dropping the connection\n",
 			    xp->xprt.address_strings[RPC_DISPLAY_ADDR],
 			    XPRTRDMA_INV_TIMEOUT / HZ);

@@ -320,6 +320,8 @@ static void xprtrdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status != IB_WC_SUCCESS)
 		xprtrdma_wr_failed(sc->ep, "Send", wc);
+	else
+		xprtrdma_ep_progress(sc->ep);
 	xprtrdma_sendctx_release(sc);
 }
 

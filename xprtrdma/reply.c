@@ -332,6 +332,8 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 		atomic_long_inc(&xp->stats.bad_replies);
 		trace_xprtrdma_reply_rejected(xp, hdr->xid, copied, reason);
 		copied = xprtrdma_garbage_reply(rqst);
+	} else {
+		xprtrdma_ep_progress(ep);
 	}
 
 	spin_lock(&xprt->queue_lock);

@@ -63,8 +63,9 @@
  */
 #define XPRTRDMA_MAX_MRS_PER_REQ	8
 /*
- * Longest wait for a request's LOCAL_INV chain before the QP is fenced:
- * only a send queue stalled by the server holds it this long.
+ * How long a request's LOCAL_INV chain may wait without the connection
+ * making any progress before the QP is fenced: only a send queue stalled
+ * by the server holds it this long.
  */
 #define XPRTRDMA_INV_TIMEOUT		(20 * HZ)
 #define XPRTRDMA_WRS_PER_REQ		(2 * XPRTRDMA_MAX_MRS_PER_REQ + 2)
@@ -73,8 +74,9 @@
 #define XPRTRDMA_MAX_MR_DEPTH		(XPRTRDMA_MAX_PAYLOAD / PAGE_SIZE + 1)
 
 /*
- * A Send not completed after this long means the send queue has stopped;
- * the keepalive work checks at every probe interval.
+ * A Send not completed after this long, with no progress of any kind on
+ * the connection for as long, means the send queue has stopped; the
+ * keepalive work checks at every probe interval.
  */
 #define XPRTRDMA_SEND_STALL_SECS	30
 
@@ -217,6 +219,9 @@ struct xprtrdma_rep {
  * @reps: receive objects
  * @nr_reps: entries in @reps
  * @flags: XPRTRDMA_EP_* bits
+ * @progress: jiffies when the server last showed it is working through
+ *	our send queue: a Send or the keepalive probe completed, or a reply
+ *	completed a call
  * @ka_work: periodic keepalive probe
  * @ka_cqe: completion of the probe
  * @scratch: decoded header of the reply being handled; the receive CQ is
@@ -250,6 +255,7 @@ struct xprtrdma_ep {
 	struct xprtrdma_rep *reps;
 	unsigned int nr_reps;
 	unsigned long flags;
+	unsigned long progress;
 	struct delayed_work ka_work;
 	struct ib_cqe ka_cqe;
 	struct nfsrdma_wire_hdr *scratch;
@@ -397,6 +403,33 @@ struct xprtrdma_xprt {
 	u32 inline_recv;
 	const char *connect_step;
 };
+
+/**
+ * xprtrdma_ep_progress - note that the server is working through our calls
+ * @ep: connection
+ *
+ * Context: any (completion handlers).
+ */
+static inline void xprtrdma_ep_progress(struct xprtrdma_ep *ep)
+{
+	WRITE_ONCE(ep->progress, jiffies);
+}
+
+/**
+ * xprtrdma_ep_idle_for - has the connection made no progress for a while?
+ * @ep: connection
+ * @timeout: jiffies
+ *
+ * Context: any.
+ *
+ * Return: true if nothing xprtrdma_ep_progress() notes happened in the
+ * last @timeout jiffies.
+ */
+static inline bool xprtrdma_ep_idle_for(const struct xprtrdma_ep *ep,
+					unsigned long timeout)
+{
+	return time_after(jiffies, READ_ONCE(ep->progress) + timeout);
+}
 
 static inline struct xprtrdma_xprt *xprtrdma_xp(struct rpc_xprt *xprt)
 {
