@@ -302,7 +302,8 @@ nfs_server_start() {
 	chmod 1777 "$EXPORT_DIR"
 	# fsid=0 makes the export the NFSv4 root: mountd cannot build a v4
 	# pseudo-root over the guest's overlayfs root, which is not exportable.
-	echo "$EXPORT_DIR *(rw,no_root_squash,insecure,no_subtree_check,fsid=0)" >/etc/exports
+	# EXPORT_OPTS: a test's own export options (sec=krb5:krb5i:krb5p).
+	echo "$EXPORT_DIR *(rw,no_root_squash,insecure,no_subtree_check,fsid=0${EXPORT_OPTS:+,$EXPORT_OPTS})" >/etc/exports
 	rpcbind || return 1
 	exportfs -ra || return 1
 	rpc.mountd || return 1
@@ -361,11 +362,12 @@ export_path() {
 # nfs_mount VERS [OPTIONS]: mount the export over RDMA and prove it is on
 # RDMA.  NFS_HOST names the server (an IPv6 address in brackets mounts
 # over rdma6); the default is the server VM's IPv4 address.
+# NFS_MOUNT_OPTS adds options to every mount (sec=krb5p).
 nfs_mount() {
 	local line host=${NFS_HOST:-$SERVER_ADDR} proto=rdma
 	# mount.nfs takes "rdma" as IPv4 only; IPv6 needs the rdma6 netid.
 	[[ $host == \[* ]] && proto=rdma6
-	mount -t nfs -o "vers=$1,proto=$proto,port=$NFS_PORT${2:+,$2}" \
+	mount -t nfs -o "vers=$1,proto=$proto,port=$NFS_PORT${NFS_MOUNT_OPTS:+,$NFS_MOUNT_OPTS}${2:+,$2}" \
 		"$host:$(export_path "$1")" "$MNT" ||
 		fail "mount vers=$1 over rdma failed" || return 1
 	line=$(awk -v m="$MNT" '$2 == m' /proc/mounts)
@@ -430,6 +432,21 @@ file_suite() {
 	log "v$v: read back and verified in $(echo "$t1 - $t0" | bc) s"
 	rm -rf "$dst"
 	nfs_umount
+}
+
+# fio_verify_mounted: fio random read/write with verify=crc32c on the
+# mount for FIO_SECONDS (files of FIO_SIZE, direct I/O, 4 KiB to 256 KiB),
+# failing on any I/O or verify error.
+fio_verify_mounted() {
+	local rc=0
+	fio --name=verify --directory="$MNT" --rw=randrw --bs=4k-256k --bsrange=4k-256k \
+		--size="${FIO_SIZE:-64m}" --ioengine=psync --direct=1 --verify=crc32c \
+		--verify_fatal=1 --do_verify=1 --time_based --runtime="${FIO_SECONDS:-20}" \
+		--numjobs=2 --output=/tmp/fio.out || rc=1
+	grep -E 'READ:|WRITE:|err=' /tmp/fio.out
+	grep -q 'err= 0' /tmp/fio.out || rc=1
+	rm -f "$MNT"/verify.*
+	return $rc
 }
 
 # rdma_connections: established RDMA connections of this VM (rdma_cm ids

@@ -105,13 +105,7 @@ edge_version() {
 fio_verify() {
 	local rc=0
 	nfs_mount 4.2 || return 1
-	fio --name=verify --directory="$MNT" --rw=randrw --bs=4k-256k --bsrange=4k-256k \
-		--size="$FIO_SIZE" --ioengine=psync --direct=1 --verify=crc32c \
-		--verify_fatal=1 --do_verify=1 --time_based --runtime="$FIO_SECONDS" \
-		--numjobs=2 --output=/tmp/fio.out || rc=1
-	grep -E 'READ:|WRITE:|err=' /tmp/fio.out
-	grep -q 'err= 0' /tmp/fio.out || rc=1
-	rm -f "$MNT"/verify.*
+	fio_verify_mounted || rc=1
 	nfs_umount || rc=1
 	return $rc
 }
