@@ -173,9 +173,13 @@ static void xprtrdma_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status == IB_WC_SUCCESS || wc->status == IB_WC_WR_FLUSH_ERR ||
 	    READ_ONCE(ep->draining)) {
-		if (wc->status == IB_WC_SUCCESS)
-			xprtrdma_ep_progress(ep);
-		else
+		/*
+		 * A probe's completion is not progress: it queues behind any
+		 * stalled Send, so completing while an older Send is still
+		 * busy means the provider lost that Send's completion, the
+		 * very stall xprtrdma_send_stalled() must see.
+		 */
+		if (wc->status != IB_WC_SUCCESS)
 			xprtrdma_wr_failed(ep, "keepalive probe", wc);
 	} else {
 		/* The probe's own verdict, in the words admins look for. */

@@ -400,23 +400,38 @@ void xprtrdma_mrs_drop(struct xprtrdma_req *req)
  * it, and the task waiting here, for ever: even a task already killed,
  * since the MRs must be fenced before its memory is freed.  Once the
  * connection has made no progress for XPRTRDMA_INV_TIMEOUT (a slow but
- * moving queue may hold the chain longer) the QP is moved to Error, which
- * fences every MR and flushes the chain, and the connection is dropped.
+ * moving queue may hold the chain longer), or the chain has waited
+ * XPRTRDMA_INV_MAX_WAIT in all, the QP is moved to Error, which fences
+ * every MR and flushes the chain, and the connection is dropped.
  */
 static void xprtrdma_inv_wait(struct xprtrdma_req *req, struct xprtrdma_ep *ep)
 {
+	unsigned long deadline = jiffies + XPRTRDMA_INV_MAX_WAIT;
 	struct xprtrdma_xprt *xp = req->xp;
+	unsigned long progress, idle;
+	long left = XPRTRDMA_INV_TIMEOUT;
 
-	while (!wait_for_completion_timeout(&req->inv_done,
-					    XPRTRDMA_INV_TIMEOUT))
-		if (xprtrdma_ep_idle_for(ep, XPRTRDMA_INV_TIMEOUT))
-			goto stalled;
+	while (!wait_for_completion_timeout(&req->inv_done, left)) {
+		if (time_after_eq(jiffies, deadline)) {
+			pr_warn_ratelimited("xprtrdma: %s has not let our invalidation through in %u s, dropping the connection\n",
+					    xp->xprt.address_strings[RPC_DISPLAY_ADDR],
+					    XPRTRDMA_INV_MAX_WAIT / HZ);
+			goto fence;
+		}
+		/* Sleep only until the connection would have been idle long enough. */
+		progress = READ_ONCE(ep->progress);
+		idle = time_after(jiffies, progress) ? jiffies - progress : 0;
+		if (idle >= XPRTRDMA_INV_TIMEOUT) {
+			pr_warn_ratelimited("xprtrdma: %s acknowledged nothing for %u s, dropping the connection\n",
+					    xp->xprt.address_strings[RPC_DISPLAY_ADDR],
+					    XPRTRDMA_INV_TIMEOUT / HZ);
+			goto fence;
+		}
+		left = XPRTRDMA_INV_TIMEOUT - idle;
+	}
 	return;
 
-stalled:
-	pr_warn_ratelimited("xprtrdma: %s acknowledged nothing for %u s, dropping the connection\n",
-			    xp->xprt.address_strings[RPC_DISPLAY_ADDR],
-			    XPRTRDMA_INV_TIMEOUT / HZ);
+fence:
 	xprtrdma_qp_fence(ep);
 	xprt_force_disconnect(&xp->xprt);
 	wait_for_completion(&req->inv_done);
@@ -429,7 +444,8 @@ stalled:
  * @remote_rkey: that rkey, meaningful only if @remote
  *
  * Posts one LOCAL_INV per MR the server did not already invalidate and
- * waits for the chain (at most XPRTRDMA_INV_TIMEOUT before the QP is
+ * waits for the chain (until the connection has made no progress for
+ * XPRTRDMA_INV_TIMEOUT, at most XPRTRDMA_INV_MAX_WAIT, before the QP is
  * fenced); then DMA-unmaps the MRs (making RDMA-written data visible to
  * the CPU), returns them to the pool and retires the request's offers.
  *

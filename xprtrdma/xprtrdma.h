@@ -68,6 +68,13 @@
  * by the server holds it this long.
  */
 #define XPRTRDMA_INV_TIMEOUT		(20 * HZ)
+/*
+ * Longest wait for a LOCAL_INV chain whatever the connection does: a
+ * server that completes a call now and then must not hold a killed task
+ * in the fence for ever.  Well above the longest wait seen behind a slow
+ * but moving queue (soft-iWARP under TCG).
+ */
+#define XPRTRDMA_INV_MAX_WAIT		(300 * HZ)
 #define XPRTRDMA_WRS_PER_REQ		(2 * XPRTRDMA_MAX_MRS_PER_REQ + 2)
 
 /* Pages in one MR at most; a 1 MiB payload starting mid-page needs 257. */
@@ -220,8 +227,8 @@ struct xprtrdma_rep {
  * @nr_reps: entries in @reps
  * @flags: XPRTRDMA_EP_* bits
  * @progress: jiffies when the server last showed it is working through
- *	our send queue: a Send or the keepalive probe completed, or a reply
- *	completed a call
+ *	our send queue: a Send completed, or a reply completed a call (not
+ *	the keepalive probe, which a lost Send completion would let through)
  * @ka_work: periodic keepalive probe
  * @ka_cqe: completion of the probe
  * @scratch: decoded header of the reply being handled; the receive CQ is
