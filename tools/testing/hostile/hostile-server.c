@@ -341,19 +341,24 @@ static int rdma_write_chunk(struct hs_conn *c, const struct nfsrdma_wire_seg *se
 	return rdma_chain(c, wrs, sges, n);
 }
 
-/* Send header + body as one message (either may be empty). */
-static int send_msg(struct hs_conn *c, const void *hdr, size_t hlen,
-		    const void *body, size_t blen)
+/*
+ * Send header + body as one message (either may be empty), followed by
+ * @pad bytes of the staging buffer (a message larger than any receive
+ * buffer), as a Send With Invalidate of @inv_rkey if @inv.
+ */
+static int post_send(struct hs_conn *c, const void *hdr, size_t hlen,
+		     const void *body, size_t blen, u32 pad, bool inv,
+		     u32 inv_rkey)
 {
 	unsigned int slot;
 	uint8_t *dst;
-	struct ibv_sge sge;
+	struct ibv_sge sge[2];
 	struct ibv_send_wr wr = { 0 }, *bad;
 	long long deadline = now_ms() + HS_OP_TIMEOUT_MS;
 
 	if (c->dead)
 		return -1;
-	if (hlen + blen > HS_INLINE) {
+	if (hlen + blen > HS_INLINE || pad > HS_STAGE_SIZE) {
 		say("conn %u: %zu-byte message too large for a send buffer",
 		    c->serial, hlen + blen);
 		return -1;
@@ -371,13 +376,17 @@ static int send_msg(struct hs_conn *c, const void *hdr, size_t hlen,
 		memcpy(dst, hdr, hlen);
 	if (blen)
 		memcpy(dst + hlen, body, blen);
-	sge.addr = (uintptr_t)dst;
-	sge.length = hlen + blen;
-	sge.lkey = c->send_mr->lkey;
+	sge[0].addr = (uintptr_t)dst;
+	sge[0].length = hlen + blen;
+	sge[0].lkey = c->send_mr->lkey;
+	sge[1].addr = (uintptr_t)c->stage;
+	sge[1].length = pad;
+	sge[1].lkey = c->stage_mr->lkey;
 	wr.wr_id = WRID_SEND | slot;
-	wr.sg_list = &sge;
-	wr.num_sge = hlen + blen ? 1 : 0;
-	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = sge;
+	wr.num_sge = pad ? 2 : hlen + blen ? 1 : 0;
+	wr.opcode = inv ? IBV_WR_SEND_WITH_INV : IBV_WR_SEND;
+	wr.invalidate_rkey = inv_rkey;
 	wr.send_flags = IBV_SEND_SIGNALED;
 	if (ibv_post_send(c->id->qp, &wr, &bad)) {
 		conn_fail(c, "cannot post a Send");
@@ -385,6 +394,12 @@ static int send_msg(struct hs_conn *c, const void *hdr, size_t hlen,
 	}
 	c->sends_out++;
 	return 0;
+}
+
+static int send_msg(struct hs_conn *c, const void *hdr, size_t hlen,
+		    const void *body, size_t blen)
+{
+	return post_send(c, hdr, hlen, body, blen, 0, false, 0);
 }
 
 static u32 grant(struct hs_conn *c)
@@ -1020,6 +1035,78 @@ static void c_err_short_body(struct hs_act *a)
 	send_raw(a, &m, NULL, 0);
 }
 
+/*
+ * The real reply, inline with empty chunk lists, sent by post_send() with
+ * @pad and @inv; the cases below use it for replies small enough to go
+ * inline (the marker's LOOKUP or OPEN).
+ */
+static void inline_reply_sent_so(struct hs_act *a, u32 pad, bool inv,
+				 u32 inv_rkey)
+{
+	struct raw m = { .len = 0 };
+	const uint8_t *b;
+	size_t bl;
+
+	put_fixed(&m, a, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSG);
+	put(&m, 0);
+	put(&m, 0);
+	put(&m, 0);
+	b = body_of(a, &bl);
+	if (m.len + bl > a->c->max_inline) {
+		say("conn %u: the reply does not go inline; sent honestly",
+		    a->c->serial);
+		send_reply(a->c, a->call, a->rec, a->len);
+		return;
+	}
+	if (pad)
+		memset(a->c->stage, 0xa5, pad);
+	post_send(a->c, m.b, m.len, b, bl, pad, inv, inv_rkey);
+}
+
+/* A Send With Invalidate naming an rkey the client never offered. */
+static void c_inv_foreign(struct hs_act *a)
+{
+	inline_reply_sent_so(a, 0, true, 0x5eed00a5);
+}
+
+/* The real reply padded to 3 pages: past any receive buffer the client posts. */
+static void c_reply_oversized(struct hs_act *a)
+{
+	inline_reply_sent_so(a, 3 * HS_INLINE, false, 0);
+}
+
+/*
+ * Before the real reply, twice the receives the client can have posted
+ * (HS_RECV_DEPTH > its slot table) of unsolicited RDMA_MSG with XIDs it
+ * never sent: they arrive faster than it reposts, so most wait in RNR
+ * retries; each must be dropped and its receive reposted.
+ */
+static void c_unsolicited_burst(struct hs_act *a)
+{
+	struct raw m = { .len = 0 };
+	uint8_t body[24];
+	const uint8_t *b;
+	unsigned int i;
+	size_t bl;
+
+	put_fixed(&m, a, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSG);
+	put(&m, 0);
+	put(&m, 0);
+	put(&m, 0);
+	b = fake_body(a, &bl);
+	memcpy(body, b, sizeof(body));
+	for (i = 0; i < 2 * HS_RECV_DEPTH; i++) {
+		__be32 xid = a->call->xid ^ htonl(0x00a50000 | (i + 1));
+
+		/* A well-formed reply, but to a call never made. */
+		memcpy(m.b, &xid, 4);
+		memcpy(body, &xid, 4);
+		if (send_msg(a->c, m.b, m.len, body, sizeof(body)))
+			return;
+	}
+	send_reply(a->c, a->call, a->rec, a->len);
+}
+
 static const struct hs_case cases[] = {
 	{ "unknown-xid", "a reply for an XID never sent, then the real one", SEL_MARKER, true, c_unknown_xid },
 	{ "dup-reply", "the real reply, twice", SEL_MARKER, true, c_dup_reply },
@@ -1046,6 +1133,9 @@ static const struct hs_case cases[] = {
 	{ "err-chunk", "ERR_CHUNK", SEL_MARKER, false, c_err_chunk },
 	{ "err-unknown", "RDMA_ERROR code 99", SEL_MARKER, false, c_err_unknown },
 	{ "err-short-body", "ERR_VERS without its high version", SEL_MARKER, false, c_err_short_body },
+	{ "inv-foreign", "Send With Invalidate of an rkey never offered", SEL_MARKER, true, c_inv_foreign },
+	{ "reply-oversized", "the real reply and 12 KiB more, past every receive buffer", SEL_MARKER, true, c_reply_oversized },
+	{ "unsolicited-burst", "320 replies to XIDs never sent, then the real one", SEL_MARKER, true, c_unsolicited_burst },
 	{ "security-review-overclaim-write", "a Write chunk claiming twice the bytes written", SEL_WRITE, true, c_overclaim_write },
 	{ "security-review-starve", "the real reply, then no receive reposted", SEL_MARKER, true, c_starve },
 	{ "security-review-early-reply", "for 32 calls, 1 credit and RDMA_NOMSG to the 4 XIDs ahead", SEL_MREPLY, true, c_early_reply },
@@ -1564,7 +1654,7 @@ static void conn_accept(struct rdma_cm_event *ev)
 	qpa.qp_type = IBV_QPT_RC;
 	qpa.cap.max_send_wr = HS_SQ_DEPTH;
 	qpa.cap.max_recv_wr = HS_RECV_DEPTH;
-	qpa.cap.max_send_sge = 1;
+	qpa.cap.max_send_sge = 2;	/* reply-oversized: a message and its padding */
 	qpa.cap.max_recv_sge = 1;
 	if (rdma_create_qp(id, c->pd, &qpa))
 		goto fail;

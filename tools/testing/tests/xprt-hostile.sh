@@ -84,6 +84,9 @@ err-vers-inverted         m EPROTONOSUPPORT|EIO|ok
 err-chunk                 m EIO
 err-unknown               m EIO|EPROTONOSUPPORT|ok
 err-short-body            m EIO|EPROTONOSUPPORT|ok
+inv-foreign               m ok|EIO
+reply-oversized           m ok|EIO log
+unsolicited-burst         m ok
 security-review-overclaim-write w zeroed|EIO
 security-review-starve    k exited log
 security-review-early-reply e ok|EIO
