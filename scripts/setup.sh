@@ -13,7 +13,7 @@ libibverbs-dev librdmacm-dev
 nfs-kernel-server nfs-common rpcbind fio tshark iproute2 procps acl
 libcmocka-dev clang libclang-rt-14-dev gnuplot-nox python3 e2fsprogs util-linux
 linux-source-6.1 xz-utils libssl-dev rsync git lintian iputils-ping
-systemd dkms krb5-kdc krb5-admin-server krb5-user gssproxy"
+systemd dkms krb5-kdc krb5-admin-server krb5-user"
 
 # --kernels: also Debian 12's 6.12 and 6.1 PREEMPT_RT kernels and headers
 # (make check-kernels).
