@@ -77,7 +77,9 @@ stage deb "packaging: make deb, dpkg-deb reads it, lintian reports no error" deb
 # succeeded long before (its status no longer held by the shell by the
 # time the first debug instance asked), which reddened the run.
 debug_t0=$(date +%s)
-debug_rc=$logs/debug-kernel.rc
+# Named after this run: the build of an interrupted run goes on and must
+# not answer for this one.
+debug_rc=$logs/debug-kernel.rc.$$
 rm -f "$debug_rc"
 (
 	chrt --idle 0 nice -n 19 "$top/scripts/debug-kernel.sh" \
