@@ -428,6 +428,8 @@ static void xprtrdma_inv_wait(struct xprtrdma_req *req, struct xprtrdma_ep *ep)
 			goto fence;
 		}
 		left = XPRTRDMA_INV_TIMEOUT - idle;
+		/* ... and no later than the deadline (which is still ahead). */
+		left = min_t(long, left, max_t(long, 1, (long)(deadline - jiffies)));
 	}
 	return;
 
