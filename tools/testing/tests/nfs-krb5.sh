@@ -28,6 +28,11 @@ KRB5_ENCTYPE=${KRB5_ENCTYPE:-aes256-cts-hmac-sha1-96}
 KRB5_FLAVOURS=${KRB5_FLAVOURS:-krb5,krb5i,krb5p}
 KRB5_FLAVOURS=${KRB5_FLAVOURS//,/ }
 KRB5_NFS_VERSION=${KRB5_NFS_VERSION:-4.2}
+# Flavours known to fail over TCP on this kernel (below): for these alone
+# a failing TCP reference turns the check into "RDMA fails the same way".
+# Any other flavour that fails over TCP fails the test: the setup is broken.
+KRB5_TCP_BROKEN=${KRB5_TCP_BROKEN:-krb5p}
+KRB5_TCP_BROKEN=${KRB5_TCP_BROKEN//,/ }
 # The stream file: every byte is checksummed or encrypted in the guest
 # under TCG; 8 MiB is still eight 1 MiB WRITEs and READs.
 FILE_SIZES="0 1 4095 4096 1048577 ${STREAM_BYTES:-8388608}"
@@ -115,7 +120,7 @@ krb5_kdc() {
 # krb5_cleanup: stop this test's daemons and undo krb5_host, whatever
 # state the test stopped in.
 krb5_cleanup() {
-	local f
+	local f i
 	for f in /tmp/gssd.log /tmp/svcgssd.log /tmp/idmapd.log; do
 		[ -s "$f" ] && log "last lines of $f:" && tail -n 15 "$f"
 	done
@@ -123,15 +128,24 @@ krb5_cleanup() {
 	pkill -x rpc.svcgssd
 	pkill -x rpc.idmapd
 	pkill -x krb5kdc
-	rm -f "$(sync_file krb5-client.keytab)"
-	for f in $KRB5_FILES; do
-		if [ -e "$KRB5_SAVED/${f##*/}" ]; then
-			cp "$KRB5_SAVED/${f##*/}" "$f"
-		else
-			rm -f "$f"
-		fi
+	# pkill does not wait; the pipefs mount is busy until they are gone.
+	for ((i = 0; i < 20; i++)); do
+		pgrep -x 'rpc.gssd|rpc.svcgssd|rpc.idmapd|krb5kdc' >/dev/null || break
+		sleep 0.5
 	done
-	rm -rf "$KRB5_SAVED" /etc/krb5.keytab
+	rm -f "$(sync_file krb5-client.keytab)"
+	# Only what krb5_host changed, and only if it ran.
+	if [ -d "$KRB5_SAVED" ]; then
+		for f in $KRB5_FILES; do
+			if [ -e "$KRB5_SAVED/${f##*/}" ]; then
+				cp "$KRB5_SAVED/${f##*/}" "$f"
+			else
+				rm -f "$f"
+			fi
+		done
+		rm -rf "$KRB5_SAVED" /etc/krb5.keytab
+	fi
+	rm -rf /tmp/files /tmp/files.sha256
 	hostname "$role"
 	mountpoint -q "$PIPEFS" && umount "$PIPEFS"
 	return 0
@@ -201,7 +215,7 @@ krb5_mount_check() {
 # krb5_tcp_works FLAVOUR: does a mount with it work over TCP, the
 # reference an RDMA mount must match?
 krb5_tcp_works() {
-	mount -t nfs -o "vers=$KRB5_NFS_VERSION,proto=tcp,sec=$1" "$SERVER_ADDR:/" "$MNT" ||
+	timeout 120 mount -t nfs -o "vers=$KRB5_NFS_VERSION,proto=tcp,sec=$1" "$SERVER_ADDR:/" "$MNT" ||
 		return 1
 	local rc=0
 	krb5_mount_is "$1" && ls "$MNT" >/dev/null || rc=1
@@ -255,11 +269,13 @@ krb5_client() {
 	rm -rf /tmp/files /tmp/files.sha256
 	subtest krb5-client-setup krb5_client_prepare || return 1
 	for f in $KRB5_FLAVOURS; do
-		if ! krb5_tcp_works "$f"; then
+		if [[ " $KRB5_TCP_BROKEN " == *" $f "* ]] && ! krb5_tcp_works "$f"; then
 			subtest "nfs$KRB5_NFS_VERSION-$f-fails-over-tcp-too" \
 				krb5_fails_as_over_tcp "$f" || rc=1
 			continue
 		fi
+		subtest "nfs$KRB5_NFS_VERSION-$f-tcp-reference" krb5_tcp_works "$f" ||
+			{ rc=1; continue; }
 		subtest "nfs$KRB5_NFS_VERSION-$f-mount" krb5_mount_check "$f" ||
 			{ rc=1; continue; }
 		subtest "nfs$KRB5_NFS_VERSION-$f-files" krb5_file_suite "$f" || rc=1
