@@ -1035,6 +1035,15 @@ static void c_err_short_body(struct hs_act *a)
 	send_raw(a, &m, NULL, 0);
 }
 
+/* An RDMA_MSG header for the call with empty chunk lists. */
+static void put_msg_no_chunks(struct raw *m, struct hs_act *a)
+{
+	put_fixed(m, a, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSG);
+	put(m, 0);
+	put(m, 0);
+	put(m, 0);
+}
+
 /*
  * The real reply, inline with empty chunk lists, sent by post_send() with
  * @pad and @inv; the cases below use it for replies small enough to go
@@ -1047,10 +1056,7 @@ static void inline_reply_sent_so(struct hs_act *a, u32 pad, bool inv,
 	const uint8_t *b;
 	size_t bl;
 
-	put_fixed(&m, a, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSG);
-	put(&m, 0);
-	put(&m, 0);
-	put(&m, 0);
+	put_msg_no_chunks(&m, a);
 	b = body_of(a, &bl);
 	if (m.len + bl > a->c->max_inline) {
 		say("conn %u: the reply does not go inline; sent honestly",
@@ -1094,10 +1100,7 @@ static void c_unsolicited_burst(struct hs_act *a)
 	unsigned int i;
 	size_t bl;
 
-	put_fixed(&m, a, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSG);
-	put(&m, 0);
-	put(&m, 0);
-	put(&m, 0);
+	put_msg_no_chunks(&m, a);
 	b = fake_body(a, &bl);
 	memcpy(body, b, sizeof(body));
 	for (i = 0; i < 2 * HS_RECV_DEPTH; i++) {
