@@ -207,8 +207,13 @@ void svcrdma_sq_put(struct svcrdma_xprt *xp, unsigned int n)
  * @xp: connection
  * @rqstp: the thread asking
  *
- * One connection may hold at most three quarters of the server's threads
- * (leaving at least one, if there are two) at a time.  A call can block
+ * One connection may hold at most three quarters of the threads of the
+ * asking thread's pool (leaving at least one, if there are two) at a
+ * time.  The pool's count, not the server's: under a per-CPU or per-node
+ * pool_mode a transport is served by whichever pool its enqueue lands
+ * in, and a share of the whole server could empty a small pool.  Every
+ * held call was taken under some pool's share, so no pool ever has more
+ * than its own share held by one connection.  A call can block
  * its thread in our transport until the peer acknowledges the reply, and
  * a peer that never does could otherwise take every thread of the server
  * before the stall is noticed.  When the share is used up the transport
@@ -224,7 +229,7 @@ void svcrdma_sq_put(struct svcrdma_xprt *xp, unsigned int n)
  */
 bool svcrdma_hold(struct svcrdma_xprt *xp, const struct svc_rqst *rqstp)
 {
-	unsigned int threads = READ_ONCE(rqstp->rq_server->sv_nrthreads);
+	unsigned int threads = READ_ONCE(rqstp->rq_pool->sp_nrthreads);
 	int share = max(1U, threads - max(1U, threads / 4));
 
 	if (atomic_inc_return(&xp->held) <= share)
