@@ -268,7 +268,7 @@ run_instance() {
 	local test=$1 topo=$2 client=$3 server=$4 expect='' kernel=debian fabric=rxe w
 	local suffix="$topo/client=$client,server=$server" id t
 	local rundir="$RESULTS/vm/$test-$topo-$client-$server"
-	local deadline timeout capture respawn selftest_mod why vms st st2 name line attempt t0 stalled seen
+	local deadline timeout capture respawn boot_append selftest_mod why vms st st2 name line attempt t0 stalled seen
 	local -a settings=()
 	shift 4
 	for w in "$@"; do
@@ -386,6 +386,15 @@ run_instance() {
 	timeout=$((timeout * VM_TIME_SCALE))
 	capture=$(boot_var "$test" CAPTURE "")
 	respawn=$(boot_var "$test" RESPAWN "")
+	# Kernel parameters a test boots with, such as init_on_alloc=0 so
+	# that memory the transport forgets to clear holds old bytes, not
+	# the zeros Debian's kernels give every allocation by default.
+	boot_append=$(boot_var "$test" BOOT_APPEND "")
+	if [[ ! $boot_append =~ ^[A-Za-z0-9_.,=\ -]*$ ]]; then
+		tap_result fail "$id: BOOT_APPEND '$boot_append' is not a list of kernel parameters"
+		return
+	fi
+	VM_APPEND+=${boot_append:+ $boot_append}
 	for attempt in 1 2; do
 		deadline=$(($(date +%s) + timeout))
 		if [ -n "$capture" ] && [ "$topo" = 2vm ]; then
