@@ -47,6 +47,11 @@
 # was taken at face value.  The harness fails the test on any oops, WARN,
 # BUG or KASAN report.
 TIMEOUT=1200
+# Debian's kernels zero every page and slab object they hand out
+# (INIT_ON_ALLOC_DEFAULT_ON), which would hand up zeros for bytes a
+# server claimed but never wrote even if the client forgot to clear them:
+# boot without that, so "zeroed" is the client's own doing.
+BOOT_APPEND=init_on_alloc=0
 HS_MNT_VERS=${HS_MNT_VERS:-4.2}
 HS_CTL=/results
 HS_RDMA_ALT_PORT=20050
@@ -320,6 +325,16 @@ hs_readers() {
 	return $rc
 }
 
+# hs_stale_fill: leave 64 MiB of freed memory holding 0xa5 bytes, so that
+# the pages and slab objects the next call gets are likely to hold them:
+# a byte the server claimed but never wrote then reaches user space as
+# 0xa5 ("wrong-data") unless the client cleared it (with init_on_alloc=0;
+# see BOOT_APPEND).
+hs_stale_fill() {
+	head -c $((64 << 20)) /dev/zero | tr '\0' '\245' >/tmp/hs.stale
+	rm -f /tmp/hs.stale
+}
+
 # Write 1 MiB, read it back past the page cache, compare.
 hs_usable() {
 	local f=$MNT/after-$1
@@ -338,6 +353,7 @@ hs_case() {
 	: >"$HS_CTL/hs.cue.$name"
 	hs_wait "$HS_CTL/hs.armed.$name" 20 || { fail "the server did not arm $name"; return 1; }
 	: >/tmp/hs.err
+	[ "$sel" != w ] || hs_stale_fill
 	t0=$(date +%s.%N)
 	case $sel in
 	m | f)
