@@ -20,6 +20,12 @@
  * forwarded to the client as backward-direction RDMA_MSG Calls (RFC 8167)
  * and the client's replies go back on the TCP connection.
  *
+ * Connection-manager cases drop the connection of the call they fire on
+ * and answer the client's next connection request with a REJECT or with
+ * crafted private data.  Any message longer than the receive size the
+ * client may assume from our private data (1 KiB without valid RFC 8797
+ * data) is logged as a VIOLATION.
+ *
  * Every codec step (headers in and out, private data) goes through the
  * project's one codec, nfsrdma/wire.h; only the deliberately malformed
  * headers are put together word by word.
@@ -109,6 +115,7 @@ struct hs_conn {
 	unsigned int send_next, sends_out;
 	u32 peer_recv;			/* client's receive buffer size */
 	u32 max_inline;			/* largest Send the client accepts */
+	u32 adv_recv;			/* receive size the client may assume */
 	u32 want_credits;		/* what the client asked for last */
 	int tcp;
 	uint8_t *tbuf;			/* TCP record reassembly */
@@ -1115,6 +1122,42 @@ static void c_unsolicited_burst(struct hs_act *a)
 	send_reply(a->c, a->call, a->rec, a->len);
 }
 
+/*
+ * Connection-manager cases.  The call that fires one is never answered:
+ * its connection is dropped, and the client's next connection request
+ * gets the crafted response instead of an honest accept.  After that one
+ * request the server is honest again, so the call completes on a later
+ * connection.
+ */
+enum hs_cm {
+	CM_HONEST,
+	CM_REJECT,		/* rdma_reject(), no private data */
+	CM_REJECT_PDATA,	/* rdma_reject() with garbage private data */
+	CM_PDATA_ABSENT,	/* accept with no private data */
+	CM_PDATA_SHORT,		/* accept with the format identifier alone */
+	CM_PDATA_FOREIGN,	/* accept with 8 bytes of another format */
+	CM_PDATA_VERSION,	/* accept with RFC 8797 data of version 2 */
+	CM_PDATA_HUGE,		/* accept advertising 256 KiB each way */
+	CM_PDATA_SMALL,		/* accept advertising 1 KiB each way */
+};
+
+static enum hs_cm cm_next;
+
+static void cm_arm(struct hs_act *a, enum hs_cm cm)
+{
+	cm_next = cm;
+	conn_fail(a->c, "the next connection request gets a crafted response");
+}
+
+static void c_cm_reject(struct hs_act *a) { cm_arm(a, CM_REJECT); }
+static void c_cm_reject_pdata(struct hs_act *a) { cm_arm(a, CM_REJECT_PDATA); }
+static void c_pdata_absent(struct hs_act *a) { cm_arm(a, CM_PDATA_ABSENT); }
+static void c_pdata_short(struct hs_act *a) { cm_arm(a, CM_PDATA_SHORT); }
+static void c_pdata_foreign(struct hs_act *a) { cm_arm(a, CM_PDATA_FOREIGN); }
+static void c_pdata_version(struct hs_act *a) { cm_arm(a, CM_PDATA_VERSION); }
+static void c_pdata_huge(struct hs_act *a) { cm_arm(a, CM_PDATA_HUGE); }
+static void c_pdata_small(struct hs_act *a) { cm_arm(a, CM_PDATA_SMALL); }
+
 static const struct hs_case cases[] = {
 	{ "unknown-xid", "a reply for an XID never sent, then the real one", SEL_MARKER, true, c_unknown_xid },
 	{ "dup-reply", "the real reply, twice", SEL_MARKER, true, c_dup_reply },
@@ -1147,6 +1190,14 @@ static const struct hs_case cases[] = {
 	{ "security-review-overclaim-write", "a Write chunk claiming twice the bytes written", SEL_WRITE, true, c_overclaim_write },
 	{ "security-review-starve", "the real reply, then no receive reposted", SEL_MARKER, true, c_starve },
 	{ "security-review-early-reply", "for 32 calls, 1 credit and RDMA_NOMSG to the 4 XIDs ahead", SEL_MREPLY, true, c_early_reply },
+	{ "cm-reject", "drop the connection; reject the next request", SEL_MARKER, false, c_cm_reject },
+	{ "cm-reject-pdata", "drop the connection; reject the next with 56 bytes of garbage", SEL_MARKER, false, c_cm_reject_pdata },
+	{ "pdata-absent", "drop the connection; accept the next with no private data", SEL_MARKER, false, c_pdata_absent },
+	{ "pdata-short", "drop the connection; accept the next with 4 bytes of private data", SEL_MARKER, false, c_pdata_short },
+	{ "pdata-foreign", "drop the connection; accept the next with another format's 8 bytes", SEL_MARKER, false, c_pdata_foreign },
+	{ "pdata-version", "drop the connection; accept the next with RFC 8797 version 2", SEL_MARKER, false, c_pdata_version },
+	{ "pdata-huge", "drop the connection; accept the next advertising 256 KiB inline", SEL_MARKER, false, c_pdata_huge },
+	{ "pdata-small", "drop the connection; accept the next advertising 1 KiB inline", SEL_MARKER, false, c_pdata_small },
 };
 
 #define NR_CASES (sizeof(cases) / sizeof(cases[0]))
@@ -1598,13 +1649,70 @@ static void conn_free(struct hs_conn *c)
 	c->tcp = -1;
 }
 
+/*
+ * The private data of our accept into @buf (56 bytes): the honest RFC 8797
+ * data, or what the CM case @cm crafts.  An advertised send size below
+ * what we would send inline lowers @c's inline limit, so that we keep
+ * our own promise.  Returns its length (0 for none) or -1.
+ */
+static int accept_pdata(enum hs_cm cm, uint8_t *buf, struct hs_conn *c)
+{
+	struct nfsrdma_wire_cm_pdata ours = {
+		.send_size = HS_INLINE, .recv_size = HS_INLINE,
+	};
+	int len;
+
+	/* Without valid RFC 8797 data the client must assume 1 KiB. */
+	c->adv_recv = NFSRDMA_WIRE_DEFAULT_INLINE;
+	switch (cm) {
+	case CM_PDATA_ABSENT:
+		return 0;
+	case CM_PDATA_HUGE:
+		ours.send_size = NFSRDMA_WIRE_MAX_INLINE;
+		ours.recv_size = NFSRDMA_WIRE_MAX_INLINE;
+		break;
+	case CM_PDATA_SMALL:
+		ours.send_size = NFSRDMA_WIRE_DEFAULT_INLINE;
+		ours.recv_size = NFSRDMA_WIRE_DEFAULT_INLINE;
+		if (c->max_inline > ours.send_size)
+			c->max_inline = ours.send_size;
+		break;
+	default:
+		break;
+	}
+	len = nfsrdma_wire_encode_cm_pdata(buf, NFSRDMA_WIRE_CM_PDATA_SIZE,
+					   &ours);
+	if (len < 0)
+		return -1;
+	if (cm == CM_HONEST || cm == CM_PDATA_HUGE || cm == CM_PDATA_SMALL)
+		c->adv_recv = ours.recv_size;
+	switch (cm) {
+	case CM_PDATA_SHORT:
+		return 4;
+	case CM_PDATA_FOREIGN:
+		/* Sizes that would overrun our receives if taken at face value. */
+		set32(buf, 0x12345678);
+		buf[6] = 0xff;
+		buf[7] = 0xff;
+		break;
+	case CM_PDATA_VERSION:
+		buf[4] = 2;
+		buf[6] = 0xff;
+		buf[7] = 0xff;
+		break;
+	default:
+		break;
+	}
+	return len;
+}
+
 static void conn_accept(struct rdma_cm_event *ev)
 {
 	struct rdma_cm_id *id = ev->id;
-	struct nfsrdma_wire_cm_pdata peer, ours = {
-		.send_size = HS_INLINE, .recv_size = HS_INLINE, .remote_inv = false,
-	};
-	uint8_t pdata[NFSRDMA_WIRE_CM_PDATA_SIZE];
+	struct nfsrdma_wire_cm_pdata peer;
+	uint8_t pdata_buf[56];
+	enum hs_cm cm;
+	int plen;
 	struct ibv_qp_init_attr qpa = { 0 };
 	struct rdma_conn_param cp = { 0 };
 	struct ibv_device_attr da;
@@ -1614,6 +1722,18 @@ static void conn_accept(struct rdma_cm_event *ev)
 
 	rc = nfsrdma_wire_decode_cm_pdata(&peer, ev->param.conn.private_data,
 					  ev->param.conn.private_data_len);
+	cm = cm_next;
+	cm_next = CM_HONEST;
+	if (cm == CM_REJECT || cm == CM_REJECT_PDATA) {
+		memset(pdata_buf, 0xa5, sizeof(pdata_buf));
+		say("rejecting a connection request%s",
+		    cm == CM_REJECT ? "" : " with garbage private data");
+		if (cm == CM_REJECT)
+			rdma_reject(id, NULL, 0);
+		else
+			rdma_reject(id, pdata_buf, sizeof(pdata_buf));
+		return;
+	}
 	for (i = 0; i < HS_MAX_CONNS; i++)
 		if (!conns[i].used) {
 			c = &conns[i];
@@ -1674,10 +1794,11 @@ static void conn_accept(struct rdma_cm_event *ev)
 		say("cannot connect to the NFS server at %s", target);
 		goto fail;
 	}
-	if (nfsrdma_wire_encode_cm_pdata(pdata, sizeof(pdata), &ours) < 0)
+	plen = accept_pdata(cm, pdata_buf, c);
+	if (plen < 0)
 		goto fail;
-	cp.private_data = pdata;
-	cp.private_data_len = sizeof(pdata);
+	cp.private_data = plen ? pdata_buf : NULL;
+	cp.private_data_len = plen;
 	cp.initiator_depth = ev->param.conn.responder_resources;
 	if (cp.initiator_depth > da.max_qp_init_rd_atom)
 		cp.initiator_depth = da.max_qp_init_rd_atom;
@@ -1687,10 +1808,10 @@ static void conn_accept(struct rdma_cm_event *ev)
 	cp.rnr_retry_count = 7;
 	if (rdma_accept(id, &cp))
 		goto fail;
-	say("conn %u: accepted (private data %s: client send %u recv %u%s), inline reply limit %u",
+	say("conn %u: accepted (private data %s: client send %u recv %u%s), inline reply limit %u, our private data %d bytes%s",
 	    c->serial, rc ? "absent or invalid" : "ok", peer.send_size,
 	    peer.recv_size, peer.remote_inv ? ", remote invalidation" : "",
-	    c->max_inline);
+	    c->max_inline, plen, cm == CM_HONEST ? "" : " (crafted)");
 	return;
 fail:
 	say("cannot set up an accepted connection: %s", strerror(errno));
@@ -1722,6 +1843,9 @@ static void recv_input(struct hs_conn *c)
 				conn_fail(c, "receive failed");
 				break;
 			}
+			if (wc[i].byte_len > c->adv_recv)
+				say("conn %u: VIOLATION: a %u-byte message, past the %u-byte receives the client may assume",
+				    c->serial, wc[i].byte_len, c->adv_recv);
 			handle_recv(c, c->recv_buf + wc[i].wr_id * HS_INLINE,
 				    wc[i].byte_len);
 			if (!c->dead && !c->starve && post_recv(c, wc[i].wr_id))
