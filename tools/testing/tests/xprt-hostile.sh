@@ -33,6 +33,17 @@
 #      transport's retry limit, the 20 s fence timeout or the 30 s Send
 #      watchdog
 #
+# The cm- and pdata- cases are cued like the rest and fire on an "m"
+# call, which they never answer: the server drops that connection and
+# answers the client's next connection request with a REJECT (with or
+# without private data) or with crafted RFC 8797 private data (none, 4
+# bytes, another format or version 2 claiming 256 KiB each way, or valid
+# data of 256 KiB or 1 KiB each way).  The call must then complete on a
+# later connection, and no message of ours may be longer than the receive
+# size the server's private data let us assume (1 KiB without valid
+# data): the server logs each as a VIOLATION, and every case checks its
+# log.
+#
 # Outcome "zeroed": the syscall succeeded and returned as many bytes as
 # expected, each either the right byte or zero, and not all right: the
 # server claimed bytes it never wrote, and the client must hand up zeros
@@ -95,6 +106,14 @@ unsolicited-burst         m ok
 security-review-overclaim-write w zeroed|EIO
 security-review-starve    k exited log
 security-review-early-reply e ok|EIO
+cm-reject                 m ok log
+cm-reject-pdata           m ok log
+pdata-absent              m ok
+pdata-short               m ok
+pdata-foreign             m ok
+pdata-version             m ok
+pdata-huge                m ok
+pdata-small               m ok
 "
 
 hs_read_content() {
@@ -335,19 +354,28 @@ hs_stale_fill() {
 	rm -f /tmp/hs.stale
 }
 
-# Write 1 MiB, read it back past the page cache, compare.
+# Write 1 MiB, read it back past the page cache, compare; then a symlink
+# whose 2000-byte target makes its call longer than 1 KiB, the inline
+# size a server without RFC 8797 private data gets.
 hs_usable() {
-	local f=$MNT/after-$1
+	local f=$MNT/after-$1 target
 	head -c 1048576 /dev/urandom >/tmp/hs.after
 	timeout 150 cp /tmp/hs.after "$f" || { fail "write after $1 failed"; return 1; }
 	timeout 150 sync || { fail "sync after $1 failed"; return 1; }
 	echo 3 >/proc/sys/vm/drop_caches
 	timeout 150 cmp /tmp/hs.after "$f" || { fail "read-back after $1 differs or failed"; return 1; }
 	rm -f "$f"
+	target=$(head -c 2000 /dev/zero | tr '\0' t)
+	timeout 150 ln -s "$target" "$f.link" || { fail "a long symlink after $1 failed"; return 1; }
+	echo 3 >/proc/sys/vm/drop_caches
+	[ "$(timeout 150 readlink "$f.link")" = "$target" ] ||
+		{ fail "the long symlink after $1 reads back wrong"; return 1; }
+	rm -f "$f.link"
 }
 
 hs_case() {
-	local name=$1 sel=$2 allowed=$3 must=$4 rc t0 t1 secs got lines
+	local name=$1 sel=$2 allowed=$3 must=$4 rc t0 t1 secs got lines violations
+	violations=$(grep -c VIOLATION "$HS_CTL/hostile-server.log")
 	rm -f "$HS_CTL/hs.armed.$name" "$HS_CTL/hs.fired.$name"
 	lines=$(dmesg | wc -l)
 	: >"$HS_CTL/hs.cue.$name"
@@ -421,6 +449,10 @@ hs_case() {
 		rc=1
 	fi
 	hs_usable "$name" || rc=1
+	if [ "$(grep -c VIOLATION "$HS_CTL/hostile-server.log")" != "$violations" ]; then
+		fail "$name: we sent the server more than its receive size: $(grep VIOLATION "$HS_CTL/hostile-server.log" | tail -n 1)"
+		rc=1
+	fi
 	return $rc
 }
 
