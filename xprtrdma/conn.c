@@ -406,7 +406,7 @@ static void xprtrdma_ep_free(struct xprtrdma_ep *ep)
 		mutex_unlock(&req->mr_mutex);
 	}
 
-	if (ep->mrs || ep->fence_mr)
+	if (!list_empty(&ep->mr_all) || ep->fence_mr)
 		xprtrdma_mr_pool_destroy(ep);
 	if (ep->reps)
 		xprtrdma_reps_free(ep);
@@ -550,7 +550,7 @@ static int xprtrdma_ep_create(struct xprtrdma_xprt *xp)
 	struct rpc_xprt *xprt = &xp->xprt;
 	struct xprtrdma_ep *ep;
 	struct rdma_cm_id *id;
-	unsigned int i;
+	unsigned int i, mr_cap;
 	int ret;
 
 	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
@@ -561,6 +561,7 @@ static int xprtrdma_ep_create(struct xprtrdma_xprt *xp)
 	spin_lock_init(&ep->mr_lock);
 	spin_lock_init(&ep->post_lock);
 	INIT_LIST_HEAD(&ep->mr_free);
+	INIT_LIST_HEAD(&ep->mr_all);
 	INIT_LIST_HEAD(&ep->list);
 	INIT_DELAYED_WORK(&ep->ka_work, xprtrdma_ka_work);
 	ep->ka_cqe.done = xprtrdma_ka_done;
@@ -605,9 +606,15 @@ static int xprtrdma_ep_create(struct xprtrdma_xprt *xp)
 	ret = xprtrdma_ep_create_qp(ep);
 	if (ret)
 		goto out_free;
-	/* Two MRs per slot covers a data chunk plus a Reply chunk's pieces. */
-	ret = xprtrdma_mr_pool_create(ep, min_t(u32, xp->nr_reqs * 2,
-						ep->device->attrs.max_mr - 1));
+	/*
+	 * Two MRs per slot cover a data chunk and most Reply chunks; the pool
+	 * grows on demand up to what every slot could use at once.  The
+	 * device's own limit keeps one MR for the fence.
+	 */
+	mr_cap = min_t(u32, xp->nr_reqs * XPRTRDMA_MAX_MRS_PER_REQ,
+		       ep->device->attrs.max_mr - 1);
+	ret = xprtrdma_mr_pool_create(ep, min_t(u32, xp->nr_reqs * 2, mr_cap),
+				      mr_cap);
 	if (ret)
 		goto out_free;
 	ret = xprtrdma_reps_create(ep, xp->nr_reqs + XPRTRDMA_EXTRA_RECVS);

@@ -26,6 +26,7 @@
 
 #include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/sunrpc/xdr.h>
 
@@ -67,26 +68,90 @@ static void xprtrdma_fence_done(struct ib_cq *cq, struct ib_wc *wc)
 		xprtrdma_wr_failed(ep, "LOCAL_INV (fence)", wc);
 }
 
+/* Free one MR that is on no list but @ep->mr_all (or on none at all). */
+static void xprtrdma_mr_free(struct xprtrdma_mr *mr)
+{
+	if (mr->mr)
+		ib_dereg_mr(mr->mr);
+	kfree(mr->sg);
+	kfree(mr);
+}
+
+/*
+ * Add up to @count MRs to @ep's pool, never beyond @ep->mr_cap.  Growing
+ * may happen while calls are in flight (from the sender, under
+ * XPRT_LOCKED), so the new MRs go on both lists under @ep->mr_lock.
+ * Returns how many were added.
+ */
+static unsigned int xprtrdma_mr_pool_add(struct xprtrdma_ep *ep,
+					 unsigned int count)
+{
+	enum ib_mr_type type = ep->mr_gaps ? IB_MR_TYPE_SG_GAPS :
+					     IB_MR_TYPE_MEM_REG;
+	unsigned int added = 0;
+
+	while (added < count && READ_ONCE(ep->nr_mrs) < ep->mr_cap) {
+		struct xprtrdma_mr *mr;
+		struct ib_mr *ibmr;
+
+		mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+		if (!mr)
+			break;
+		mr->sg = kcalloc(ep->mr_depth, sizeof(*mr->sg), GFP_KERNEL);
+		if (!mr->sg) {
+			xprtrdma_mr_free(mr);
+			break;
+		}
+		ibmr = ib_alloc_mr(ep->pd, type, ep->mr_depth);
+		if (IS_ERR(ibmr)) {
+			xprtrdma_mr_free(mr);
+			break;
+		}
+		mr->mr = ibmr;
+		mr->ep = ep;
+		mr->reg_cqe.done = xprtrdma_reg_done;
+		mr->inv_cqe.done = xprtrdma_inv_done;
+		INIT_LIST_HEAD(&mr->list);
+		spin_lock(&ep->mr_lock);
+		list_add_tail(&mr->all, &ep->mr_all);
+		list_add_tail(&mr->list, &ep->mr_free);
+		WRITE_ONCE(ep->nr_mrs, ep->nr_mrs + 1);
+		spin_unlock(&ep->mr_lock);
+		added++;
+	}
+	atomic_long_add(added, &ep->xp->stats.mrs_allocated);
+	return added;
+}
+
 /**
  * xprtrdma_mr_pool_create - allocate a connection's FRWR MRs
  * @ep: connection with a PD
- * @count: number of MRs
+ * @count: number of MRs to start with
+ * @cap: most MRs the pool may grow to (xprtrdma_mr_get() adds more on
+ *	demand)
+ *
+ * MRs are of type SG_GAPS where the device offers it: one MR then covers
+ * a chunk whose pieces do not meet at page boundaries (an xdr_buf's head,
+ * pages and tail), where a MEM_REG MR needs one per piece.
  *
  * Context: process context, may sleep.
  *
  * Return: 0, or a negative errno with everything allocated so far freed.
  */
-int xprtrdma_mr_pool_create(struct xprtrdma_ep *ep, unsigned int count)
+int xprtrdma_mr_pool_create(struct xprtrdma_ep *ep, unsigned int count,
+			    unsigned int cap)
 {
-	unsigned int i;
 	u32 depth;
 
 	depth = min_t(u32, ep->device->attrs.max_fast_reg_page_list_len,
 		      XPRTRDMA_MAX_MR_DEPTH);
+	ep->mr_gaps = !!(ep->device->attrs.kernel_cap_flags &
+			 IBK_SG_GAPS_REG);
 	/* One page would leave no room past a misaligned first page. */
 	if (depth < 2)
 		return -EOPNOTSUPP;
 	ep->mr_depth = depth;
+	ep->mr_cap = max(cap, count);
 
 	ep->fence_mr = ib_alloc_mr(ep->pd, IB_MR_TYPE_MEM_REG, 1);
 	if (IS_ERR(ep->fence_mr)) {
@@ -97,37 +162,11 @@ int xprtrdma_mr_pool_create(struct xprtrdma_ep *ep, unsigned int count)
 	}
 	ep->fence_cqe.done = xprtrdma_fence_done;
 
-	ep->mrs = kcalloc(count, sizeof(*ep->mrs), GFP_KERNEL);
-	if (!ep->mrs) {
+	if (xprtrdma_mr_pool_add(ep, count) < count) {
 		xprtrdma_mr_pool_destroy(ep);
 		return -ENOMEM;
 	}
-	for (i = 0; i < count; i++) {
-		struct xprtrdma_mr *mr = &ep->mrs[i];
-		struct ib_mr *ibmr;
-
-		mr->sg = kcalloc(depth, sizeof(*mr->sg), GFP_KERNEL);
-		if (!mr->sg)
-			goto out_destroy;
-		ibmr = ib_alloc_mr(ep->pd, IB_MR_TYPE_MEM_REG, depth);
-		if (IS_ERR(ibmr)) {
-			kfree(mr->sg);
-			mr->sg = NULL;
-			goto out_destroy;
-		}
-		mr->mr = ibmr;
-		mr->ep = ep;
-		mr->reg_cqe.done = xprtrdma_reg_done;
-		mr->inv_cqe.done = xprtrdma_inv_done;
-		list_add_tail(&mr->list, &ep->mr_free);
-		ep->nr_mrs++;
-	}
-	atomic_long_add(count, &ep->xp->stats.mrs_allocated);
 	return 0;
-
-out_destroy:
-	xprtrdma_mr_pool_destroy(ep);
-	return -ENOMEM;
 }
 
 /**
@@ -138,14 +177,12 @@ out_destroy:
  */
 void xprtrdma_mr_pool_destroy(struct xprtrdma_ep *ep)
 {
-	unsigned int i;
+	struct xprtrdma_mr *mr, *tmp;
 
-	for (i = 0; i < ep->nr_mrs; i++) {
-		ib_dereg_mr(ep->mrs[i].mr);
-		kfree(ep->mrs[i].sg);
+	list_for_each_entry_safe(mr, tmp, &ep->mr_all, all) {
+		list_del(&mr->all);
+		xprtrdma_mr_free(mr);
 	}
-	kfree(ep->mrs);
-	ep->mrs = NULL;
 	ep->nr_mrs = 0;
 	INIT_LIST_HEAD(&ep->mr_free);
 	if (ep->fence_mr) {
@@ -180,7 +217,7 @@ struct ib_send_wr *xprtrdma_reg_fence(struct xprtrdma_ep *ep,
 	return wr;
 }
 
-static struct xprtrdma_mr *xprtrdma_mr_get(struct xprtrdma_ep *ep)
+static struct xprtrdma_mr *xprtrdma_mr_take(struct xprtrdma_ep *ep)
 {
 	struct xprtrdma_mr *mr;
 
@@ -190,6 +227,30 @@ static struct xprtrdma_mr *xprtrdma_mr_get(struct xprtrdma_ep *ep)
 		list_del_init(&mr->list);
 	spin_unlock(&ep->mr_lock);
 	return mr;
+}
+
+/*
+ * An idle MR, growing the pool when none is left.  The pool starts at
+ * what typical calls need (a data chunk and a Reply chunk per slot), but
+ * a run of calls that each need more (a Reply chunk of head, pages and
+ * tail is three MRs without SG_GAPS) would otherwise leave senders
+ * waiting for MRs that only come back as other calls complete.  The
+ * sender may be writing back pages for memory reclaim, so the allocation
+ * must not recurse into the filesystem; if it fails, the call is
+ * deferred as before.
+ */
+static struct xprtrdma_mr *xprtrdma_mr_get(struct xprtrdma_ep *ep)
+{
+	struct xprtrdma_mr *mr;
+	unsigned int noio;
+
+	mr = xprtrdma_mr_take(ep);
+	if (mr || READ_ONCE(ep->nr_mrs) >= ep->mr_cap)
+		return mr;
+	noio = memalloc_noio_save();
+	xprtrdma_mr_pool_add(ep, XPRTRDMA_MAX_MRS_PER_REQ);
+	memalloc_noio_restore(noio);
+	return xprtrdma_mr_take(ep);
 }
 
 static void xprtrdma_mr_put(struct xprtrdma_mr *mr)
@@ -248,6 +309,65 @@ out_virt:
 	return true;
 }
 
+/* Take an idle MR for @req, or NULL if none can be had (retry later). */
+static struct xprtrdma_mr *xprtrdma_req_mr(struct xprtrdma_req *req,
+					   struct xprtrdma_ep *ep)
+{
+	struct xprtrdma_mr *mr = xprtrdma_mr_get(ep);
+
+	if (!mr)
+		return NULL;
+	mr->req = req;
+	mr->invalidated = false;
+	list_add_tail(&mr->list, &req->mrs);
+	req->nr_mrs++;
+	return mr;
+}
+
+/*
+ * DMA map the @n entries of @mr->sg, load them into the MR under a fresh
+ * key, chain its REG_MR onto @first..@last and describe it in @seg.
+ */
+static int xprtrdma_mr_chain(struct xprtrdma_mr *mr, int n, bool remote_write,
+			     struct nfsrdma_wire_seg *seg,
+			     struct ib_send_wr **first, struct ib_send_wr **last)
+{
+	struct xprtrdma_ep *ep = mr->ep;
+	int mapped;
+
+	sg_mark_end(&mr->sg[n - 1]);
+	mr->dir = remote_write ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	mapped = ib_dma_map_sg(ep->device, mr->sg, n, mr->dir);
+	if (!mapped)
+		return -EIO;
+	mr->nents = n;
+	mr->mapped = true;
+	if (ib_map_mr_sg(mr->mr, mr->sg, mapped, NULL, PAGE_SIZE) != mapped)
+		return -EIO;
+
+	/* A fresh key: a stale handle from a retired call must miss. */
+	ib_update_fast_reg_key(mr->mr, ib_inc_rkey(mr->mr->rkey));
+
+	memset(&mr->reg_wr, 0, sizeof(mr->reg_wr));
+	mr->reg_wr.wr.opcode = IB_WR_REG_MR;
+	mr->reg_wr.wr.wr_cqe = &mr->reg_cqe;
+	mr->reg_wr.mr = mr->mr;
+	mr->reg_wr.key = mr->mr->rkey;
+	mr->reg_wr.access = remote_write ?
+		IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE :
+		IB_ACCESS_REMOTE_READ;
+	if (*last)
+		(*last)->next = &mr->reg_wr.wr;
+	else
+		*first = &mr->reg_wr.wr;
+	*last = &mr->reg_wr.wr;
+
+	seg->handle = mr->mr->rkey;
+	seg->length = mr->mr->length;
+	seg->offset = mr->mr->iova;
+	return 0;
+}
+
 /**
  * xprtrdma_register_xdr - register a byte range of an xdr_buf as a chunk
  * @req: request the chunk belongs to; the MRs go on its list
@@ -261,8 +381,9 @@ out_virt:
  * @last: in/out tail of the REG_MR chain
  *
  * One MR covers as many pages as are virtually contiguous, up to the
- * pool's depth; a discontinuity starts the next MR.  The work requests
- * are only built here; the caller posts them ahead of the Send.
+ * pool's depth; a discontinuity starts the next MR unless the MRs are of
+ * type SG_GAPS.  The work requests are only built here; the caller posts
+ * them ahead of the Send.
  *
  * Context: process context, under XPRT_LOCKED.
  *
@@ -278,22 +399,18 @@ int xprtrdma_register_xdr(struct xprtrdma_req *req, struct xdr_buf *xdr,
 	struct xprtrdma_ep *ep = req->xp->ep;
 	unsigned int nsegs = 0;
 	u32 pos = offset, left = length;
+	int ret;
 
 	while (left) {
 		struct xprtrdma_mr *mr;
 		bool aligned_end = true;
-		u32 total = 0;
-		int n = 0, mapped;
+		int n = 0;
 
 		if (nsegs == max_segs || req->nr_mrs == XPRTRDMA_MAX_MRS_PER_REQ)
 			return -E2BIG;
-		mr = xprtrdma_mr_get(ep);
+		mr = xprtrdma_req_mr(req, ep);
 		if (!mr)
 			return -ENOBUFS;
-		mr->req = req;
-		mr->invalidated = false;
-		list_add_tail(&mr->list, &req->mrs);
-		req->nr_mrs++;
 
 		sg_init_table(mr->sg, ep->mr_depth);
 		while (left && n < ep->mr_depth) {
@@ -304,7 +421,7 @@ int xprtrdma_register_xdr(struct xprtrdma_req *req, struct xdr_buf *xdr,
 						&len))
 				return -EIO;
 			/* FRWR maps whole pages: gaps end the MR. */
-			if (n && (off || !aligned_end))
+			if (n && !ep->mr_gaps && (off || !aligned_end))
 				break;
 			/*
 			 * The server may claim bytes it never wrote, and we
@@ -326,40 +443,11 @@ int xprtrdma_register_xdr(struct xprtrdma_req *req, struct xdr_buf *xdr,
 			n++;
 			pos += len;
 			left -= len;
-			total += len;
 		}
-		sg_mark_end(&mr->sg[n - 1]);
-
-		mr->dir = remote_write ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
-		mapped = ib_dma_map_sg(ep->device, mr->sg, n, mr->dir);
-		if (!mapped)
-			return -EIO;
-		mr->nents = n;
-		mr->mapped = true;
-		if (ib_map_mr_sg(mr->mr, mr->sg, mapped, NULL, PAGE_SIZE) !=
-		    mapped)
-			return -EIO;
-
-		/* A fresh key: a stale handle from a retired call must miss. */
-		ib_update_fast_reg_key(mr->mr, ib_inc_rkey(mr->mr->rkey));
-
-		memset(&mr->reg_wr, 0, sizeof(mr->reg_wr));
-		mr->reg_wr.wr.opcode = IB_WR_REG_MR;
-		mr->reg_wr.wr.wr_cqe = &mr->reg_cqe;
-		mr->reg_wr.mr = mr->mr;
-		mr->reg_wr.key = mr->mr->rkey;
-		mr->reg_wr.access = remote_write ?
-			IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE :
-			IB_ACCESS_REMOTE_READ;
-		if (*last)
-			(*last)->next = &mr->reg_wr.wr;
-		else
-			*first = &mr->reg_wr.wr;
-		*last = &mr->reg_wr.wr;
-
-		segs[nsegs].handle = mr->mr->rkey;
-		segs[nsegs].length = total;
-		segs[nsegs].offset = mr->mr->iova;
+		ret = xprtrdma_mr_chain(mr, n, remote_write, &segs[nsegs],
+					first, last);
+		if (ret)
+			return ret;
 		nsegs++;
 	}
 	return nsegs;

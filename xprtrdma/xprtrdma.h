@@ -146,8 +146,9 @@ struct xprtrdma_ep;
 /**
  * struct xprtrdma_mr - one FRWR memory region
  * @list: on &xprtrdma_ep.mr_free or on &xprtrdma_req.mrs
+ * @all: on &xprtrdma_ep.mr_all, for teardown
  * @ep: connection whose PD the MR belongs to
- * @mr: the verbs MR (IB_MR_TYPE_MEM_REG)
+ * @mr: the verbs MR (IB_MR_TYPE_MEM_REG, or SG_GAPS where offered)
  * @sg: scatterlist describing the registered memory
  * @nents: entries of @sg in use
  * @mapped: @sg is DMA mapped
@@ -162,6 +163,7 @@ struct xprtrdma_ep;
  */
 struct xprtrdma_mr {
 	struct list_head list;
+	struct list_head all;
 	struct xprtrdma_ep *ep;
 	struct ib_mr *mr;
 	struct scatterlist *sg;
@@ -214,11 +216,14 @@ struct xprtrdma_rep {
  * @max_recv: largest RPC-over-RDMA message the server may send us inline:
  *	the smaller of our receive buffers and the server's send size
  * @max_reqs: calls the send queue can carry at once, at most one per slot
- * @mr_depth: pages per MR
- * @mr_lock: protects @mr_free
+ * @mr_depth: pages (SG_GAPS: scatterlist entries) per MR
+ * @mr_gaps: the MRs are of type SG_GAPS
+ * @mr_lock: protects @mr_free, @mr_all and @nr_mrs
  * @mr_free: idle MRs
- * @mrs: every MR, for teardown
- * @nr_mrs: entries in @mrs
+ * @mr_all: every MR, for teardown
+ * @nr_mrs: entries on @mr_all; the pool grows on demand (from the sender,
+ *	under XPRT_LOCKED) up to @mr_cap
+ * @mr_cap: most MRs the pool may hold
  * @fence_mr: never registered; its LOCAL_INV heads every REG_MR chain
  *	(see frwr.c)
  * @fence_wr: that LOCAL_INV
@@ -252,10 +257,12 @@ struct xprtrdma_ep {
 	u32 max_recv;
 	u32 max_reqs;
 	u32 mr_depth;
+	bool mr_gaps;
 	spinlock_t mr_lock;
 	struct list_head mr_free;
-	struct xprtrdma_mr *mrs;
+	struct list_head mr_all;
 	unsigned int nr_mrs;
+	unsigned int mr_cap;
 	struct ib_mr *fence_mr;
 	struct ib_send_wr fence_wr;
 	struct ib_cqe fence_cqe;
@@ -462,7 +469,8 @@ void xprtrdma_wr_failed(struct xprtrdma_ep *ep, const char *what,
 			struct ib_wc *wc);
 
 /* frwr.c */
-int xprtrdma_mr_pool_create(struct xprtrdma_ep *ep, unsigned int count);
+int xprtrdma_mr_pool_create(struct xprtrdma_ep *ep, unsigned int count,
+			    unsigned int cap);
 void xprtrdma_mr_pool_destroy(struct xprtrdma_ep *ep);
 int xprtrdma_register_xdr(struct xprtrdma_req *req, struct xdr_buf *xdr,
 			  u32 offset, u32 length, bool remote_write,
