@@ -454,6 +454,42 @@ int xprtrdma_register_xdr(struct xprtrdma_req *req, struct xdr_buf *xdr,
 }
 
 /**
+ * xprtrdma_register_pad - offer room for a Write chunk's XDR pad
+ * @req: request whose Write chunk ends @pad bytes short of an XDR word
+ * @pad: 1 to 3
+ * @seg: where to store the segment
+ * @first: in/out head of the REG_MR chain
+ * @last: in/out tail of the REG_MR chain
+ *
+ * RFC 8166 section 3.4.6 says a responder does not write the XDR pad of
+ * a data item into a Write chunk, but servers built to RFC 5666 may, and
+ * an RDMA Write past the chunk's end breaks the connection (and would
+ * again after every reconnect).  The extra segment points at
+ * @req->write_pad, scratch memory no one reads, so a pad written there
+ * never lands in the caller's pages (user memory for O_DIRECT).
+ *
+ * Context: process context, under XPRT_LOCKED.
+ *
+ * Return: 0, %-ENOBUFS if no MR is free (retry later), %-E2BIG if the
+ * call already has all the MRs it may have, or %-EIO.
+ */
+int xprtrdma_register_pad(struct xprtrdma_req *req, u32 pad,
+			  struct nfsrdma_wire_seg *seg,
+			  struct ib_send_wr **first, struct ib_send_wr **last)
+{
+	struct xprtrdma_mr *mr;
+
+	if (req->nr_mrs == XPRTRDMA_MAX_MRS_PER_REQ)
+		return -E2BIG;
+	mr = xprtrdma_req_mr(req, req->xp->ep);
+	if (!mr)
+		return -ENOBUFS;
+	sg_init_table(mr->sg, 1);
+	sg_set_buf(&mr->sg[0], req->write_pad, pad);
+	return xprtrdma_mr_chain(mr, 1, true, seg, first, last);
+}
+
+/**
  * xprtrdma_mrs_drop - return a request's MRs to the pool without fencing
  * @req: request whose MRs were never posted, or whose QP is drained
  *

@@ -140,16 +140,27 @@ static int xprtrdma_marshal_reply(struct xprtrdma_req *req,
 
 	if (ddp && (rcv->flags & XDRBUF_READ) && rcv->page_len &&
 	    total - rcv->page_len <= reply_room) {
+		u32 pad = xdr_pad_size(rcv->page_len);
+		int ret;
+
 		n = xprtrdma_register_xdr(req, rcv, rcv->head[0].iov_len,
 					  rcv->page_len, true, hdr->segs,
-					  NFSRDMA_WIRE_MAX_CHUNK_SEGS, first,
+					  NFSRDMA_WIRE_MAX_CHUNK_SEGS - 1, first,
 					  last);
 		if (n < 0)
 			return n;
+		/* Room for a server that writes the XDR pad (RFC 5666). */
+		if (pad) {
+			ret = xprtrdma_register_pad(req, pad, &hdr->segs[n],
+						    first, last);
+			if (ret)
+				return ret;
+			n++;
+		}
 		hdr->write[0].first = 0;
 		hdr->write[0].nr_segs = n;
 		hdr->nr_write = 1;
-		req->write_offered = rcv->page_len;
+		req->write_offered = rcv->page_len + pad;
 		xprtrdma_keep_offered(req, hdr->segs, n);
 		return 0;
 	}

@@ -354,6 +354,10 @@ struct xprtrdma_bc {
  * @offered: those segments, as sent; the reply's copy of the chunk is
  *	checked against them
  * @inv_done: the signaled LOCAL_INV of this request completed
+ * @write_pad: where a server may RDMA Write the XDR pad of this call's
+ *	Write chunk (xprtrdma_register_pad); never read, and alone in its
+ *	cache line because it is DMA mapped while the rest of the request
+ *	is written by the CPU
  */
 struct xprtrdma_req {
 	struct rpc_rqst rqst;
@@ -368,6 +372,7 @@ struct xprtrdma_req {
 	u32 nr_offered;
 	struct nfsrdma_wire_seg offered[XPRTRDMA_MAX_MRS_PER_REQ];
 	struct completion inv_done;
+	u8 write_pad[L1_CACHE_BYTES] ____cacheline_aligned;
 };
 
 /**
@@ -475,6 +480,9 @@ void xprtrdma_mr_pool_destroy(struct xprtrdma_ep *ep);
 int xprtrdma_register_xdr(struct xprtrdma_req *req, struct xdr_buf *xdr,
 			  u32 offset, u32 length, bool remote_write,
 			  struct nfsrdma_wire_seg *segs, unsigned int max_segs,
+			  struct ib_send_wr **first, struct ib_send_wr **last);
+int xprtrdma_register_pad(struct xprtrdma_req *req, u32 pad,
+			  struct nfsrdma_wire_seg *seg,
 			  struct ib_send_wr **first, struct ib_send_wr **last);
 void xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey);
 void xprtrdma_mrs_drop(struct xprtrdma_req *req);
