@@ -36,8 +36,9 @@
  * "hs.armed.CASE".  An armed case picks the next call that matches its
  * selector (a call whose RPC bytes contain the marker string, default
  * "HOSTILE", optionally only one that offered no chunk for its reply or
- * only one that offered a Reply chunk; a call that offered a Write chunk;
- * or one that offered a Reply chunk), answers that ONE call with its crafted message(s) instead
+ * only one that offered a Reply chunk; a call that offered a Write chunk,
+ * or only one whose Write chunk starts with a segment that is not a whole
+ * number of XDR words; or one that offered a Reply chunk), answers that ONE call with its crafted message(s) instead
  * of (or around) the real reply, creates "hs.fired.CASE" and disarms.
  * "hs.cue.none" disarms.  The control directory may be shared between
  * VMs (the test harness's /results); only file names carry information.
@@ -137,6 +138,8 @@ enum hs_sel {
 	SEL_REPLY,	/* offered a Reply chunk */
 	SEL_PLAIN,	/* contains the marker, offered no Write or Reply chunk */
 	SEL_MREPLY,	/* contains the marker and offered a Reply chunk */
+	SEL_WRITE_ODD,	/* offered a Write chunk whose first segment is not
+			 * a whole number of XDR words (an odd O_DIRECT READ) */
 };
 
 struct hs_case {
@@ -921,6 +924,54 @@ static void c_overclaim_write(struct hs_act *a)
 }
 
 /*
+ * The real reply to a READ whose data item is not a whole number of XDR
+ * words, with the item's XDR pad RDMA Written right after it and counted
+ * in the Write chunk, as servers built to RFC 5666 did.  The pad bytes
+ * are 0xee rather than zeros, so a client that handed them up would show
+ * it.  RFC 8166 lets a client offer no room for the pad, but such a
+ * server's Write past the chunk would break the connection (after every
+ * reconnect): a client that offers no room is logged as a VIOLATION, and
+ * answered without the pad.
+ */
+static void c_write_pad(struct hs_act *a)
+{
+	struct hs_call *call = a->call;
+	struct hs_conn *c = a->c;
+	u32 n, off, pad, cap;
+	size_t tail, ilen;
+
+	if (!a->rec || !find_data_item(a->rec, a->len, UINT32_MAX, &off, &n)) {
+		say("conn %u: no READ data item to pad", c->serial);
+		send_reply(c, call, a->rec, a->len);
+		return;
+	}
+	pad = xdr_round(n) - n;
+	cap = chunk_cap(call->wsegs, call->wsegs_n);
+	if (n + pad > cap) {
+		say("VIOLATION: conn %u: xid %08x offers %u bytes for a %u-byte data item and its %u-byte XDR pad",
+		    c->serial, ntohl(call->xid), cap, n, pad);
+		pad = 0;
+	}
+	memcpy(c->stage, a->rec + off + 4, n);
+	memset(c->stage + n, 0xee, pad);
+	hdr_init(&tx_hdr, call->xid, grant(c), NFSRDMA_WIRE_PROC_MSG);
+	tx_hdr.nr_write = 1;
+	tx_hdr.write[0].first = 0;
+	tx_hdr.write[0].nr_segs = call->wsegs_n;
+	if (rdma_write_chunk(c, call->wsegs, call->wsegs_n, c->stage, n + pad,
+			     tx_hdr.segs))
+		return;
+	say("conn %u: xid %08x: %u data bytes and %u pad bytes by Write chunk",
+	    c->serial, ntohl(call->xid), n, pad);
+	/* inline: everything but the data bytes and their pad */
+	tail = off + 4 + xdr_round(n);
+	ilen = off + 4 + (a->len - tail);
+	memcpy(c->stage, a->rec, off + 4);
+	memcpy(c->stage + off + 4, a->rec + tail, a->len - tail);
+	send_hdr(c, c->stage, ilen);
+}
+
+/*
  * Answer this call honestly, then stop reposting receives on the
  * connection: once the ones posted are used up, every Send of the client
  * meets RNR NAKs, retried for ever if it asked for that, and everything
@@ -1190,6 +1241,7 @@ static const struct hs_case cases[] = {
 	{ "security-review-overclaim-write", "a Write chunk claiming twice the bytes written", SEL_WRITE, true, c_overclaim_write },
 	{ "security-review-starve", "the real reply, then no receive reposted", SEL_MARKER, true, c_starve },
 	{ "security-review-early-reply", "for 32 calls, 1 credit and RDMA_NOMSG to the 4 XIDs ahead", SEL_MREPLY, true, c_early_reply },
+	{ "dropin-write-pad", "the XDR pad of an odd READ written into the Write chunk", SEL_WRITE_ODD, true, c_write_pad },
 	{ "cm-reject", "drop the connection; reject the next request", SEL_MARKER, false, c_cm_reject },
 	{ "cm-reject-pdata", "drop the connection; reject the next with 56 bytes of garbage", SEL_MARKER, false, c_cm_reject_pdata },
 	{ "pdata-absent", "drop the connection; accept the next with no private data", SEL_MARKER, false, c_pdata_absent },
@@ -1347,6 +1399,9 @@ static bool sel_matches(const struct hs_case *hc, const struct hs_call *call,
 	case SEL_MREPLY:
 		return call->has_reply &&
 		       memmem(rec, len, marker, strlen(marker)) != NULL;
+	case SEL_WRITE_ODD:
+		return call->nr_write && call->wsegs_n &&
+		       (call->wsegs[0].length & 3);
 	}
 	return false;
 }
@@ -1901,10 +1956,11 @@ static void usage(void)
 		"cases (selector: m = call containing MARKER, w = call offering a Write chunk,\n"
 		"       r = call offering a Reply chunk, n = call containing MARKER that offered\n"
 		"       no Write or Reply chunk, f = call containing MARKER that offered a\n"
-		"       Reply chunk):\n");
+		"       Reply chunk, p = call offering a Write chunk whose first segment\n"
+		"       is not a whole number of XDR words):\n");
 	for (i = 0; i < NR_CASES; i++)
 		fprintf(stderr, "  %-26s %c %s\n", cases[i].name,
-			"mwrnf"[cases[i].sel], cases[i].what);
+			"mwrnfp"[cases[i].sel], cases[i].what);
 }
 
 int main(int argc, char **argv)
