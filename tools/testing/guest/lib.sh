@@ -386,6 +386,16 @@ nfs_mount() {
 	esac
 }
 
+# xprt_field N: field N of the RDMA transport line of $MNT's mountstats,
+# counting from the first number after "rdma" (the field numbers of
+# Documentation/xprtrdma.rst).
+xprt_field() {
+	awk -v m="$MNT" -v n="$1" '
+		$1 == "device" { cur = ($5 == m) }
+		cur && $1 == "xprt:" && $2 == "rdma" { print $(n + 2); exit }
+	' /proc/self/mountstats
+}
+
 nfs_umount() {
 	umount "$MNT" || fail "umount $MNT failed"
 }

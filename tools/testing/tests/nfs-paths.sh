@@ -38,13 +38,6 @@ server_prepare() {
 	chmod -R a+rwX "$EXPORT_DIR/paths"
 }
 
-xprt_field() {
-	awk -v m="$MNT" -v n="$1" '
-		$1 == "device" { cur = ($5 == m) }
-		cur && $1 == "xprt:" && $2 == "rdma" { print $(n + 2); exit }
-	' /proc/self/mountstats
-}
-
 # rises FIELD NAME CMD...: CMD must move counter FIELD.
 rises() {
 	local field=$1 name=$2 before after

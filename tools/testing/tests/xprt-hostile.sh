@@ -23,6 +23,10 @@
 #      calls queue for credits when the crafted reply grants one; every
 #      read that completes must return its file's bytes, and at least
 #      one must complete after the case fired
+#   p  an O_DIRECT read of 5001 bytes (a READ whose data item is not a
+#      whole number of XDR words, too big to come back inline) into a
+#      buffer 100 bytes into pages filled with 0x55: the bytes around the
+#      buffer must stay 0x55
 #   k  as m; then uncached reads until the server's receives run out (the
 #      case stops reposting them) and our Sends stall; then the listing
 #      of a 300-entry directory opened beforehand (a synchronous READDIR
@@ -106,6 +110,7 @@ unsolicited-burst         m ok
 security-review-overclaim-write w zeroed|EIO
 security-review-starve    k exited log
 security-review-early-reply e ok|EIO
+dropin-write-pad          p ok
 cm-reject                 m ok log
 cm-reject-pdata           m ok log
 pdata-absent              m ok
@@ -143,7 +148,7 @@ server_prepare() {
 				: >"$EXPORT_DIR/dir-$name/entry-$i-with-a-rather-long-name-to-fill-the-reply"
 			done
 			;;
-		w) hs_read_content "$name" >"$EXPORT_DIR/read-$name.bin" ;;
+		w | p) hs_read_content "$name" >"$EXPORT_DIR/read-$name.bin" ;;
 		r)
 			mkdir "$EXPORT_DIR/dir-$name"
 			for ((i = 0; i < HS_DIR_ENTRIES; i++)); do
@@ -394,6 +399,20 @@ hs_case() {
 		timeout 55 cat "$MNT/read-$name.bin" >/tmp/hs.got 2>/tmp/hs.err
 		rc=$?
 		;;
+	p)
+		hs_read_content "$name" | head -c 5001 >/tmp/hs.want
+		timeout 55 python3 -c 'import mmap, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT)
+m = mmap.mmap(-1, 8192)
+m.write(b"\x55" * 8192)
+mv = memoryview(m)
+got = os.preadv(fd, [mv[100:5101]], 0)
+if m[:100] != b"\x55" * 100 or m[5101:] != b"\x55" * (8192 - 5101):
+    sys.exit("memory around the buffer changed")
+open(sys.argv[2], "wb").write(bytes(mv[100:100 + got]))' \
+			"$MNT/read-$name.bin" /tmp/hs.got 2>/tmp/hs.err
+		rc=$?
+		;;
 	n)
 		echo "HOSTILE $name" >/tmp/hs.want
 		timeout 55 dd of="$MNT/new-$name" conv=fsync status=none \
@@ -450,7 +469,7 @@ hs_case() {
 	fi
 	hs_usable "$name" || rc=1
 	if [ "$(grep -c VIOLATION "$HS_CTL/hostile-server.log")" != "$violations" ]; then
-		fail "$name: we sent the server more than its receive size: $(grep VIOLATION "$HS_CTL/hostile-server.log" | tail -n 1)"
+		fail "$name: the server logged a VIOLATION: $(grep VIOLATION "$HS_CTL/hostile-server.log" | tail -n 1)"
 		rc=1
 	fi
 	return $rc
