@@ -68,7 +68,7 @@ static void xprtrdma_fence_done(struct ib_cq *cq, struct ib_wc *wc)
 		xprtrdma_wr_failed(ep, "LOCAL_INV (fence)", wc);
 }
 
-/* Free one MR that is on no list but @ep->mr_all (or on none at all). */
+/* Free one MR; the caller unlinks it from whatever lists matter. */
 static void xprtrdma_mr_free(struct xprtrdma_mr *mr)
 {
 	if (mr->mr)
@@ -84,7 +84,7 @@ static void xprtrdma_mr_free(struct xprtrdma_mr *mr)
  * Returns how many were added.
  */
 static unsigned int xprtrdma_mr_pool_add(struct xprtrdma_ep *ep,
-					 unsigned int count)
+					 unsigned int count, gfp_t gfp)
 {
 	enum ib_mr_type type = ep->mr_gaps ? IB_MR_TYPE_SG_GAPS :
 					     IB_MR_TYPE_MEM_REG;
@@ -94,10 +94,10 @@ static unsigned int xprtrdma_mr_pool_add(struct xprtrdma_ep *ep,
 		struct xprtrdma_mr *mr;
 		struct ib_mr *ibmr;
 
-		mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+		mr = kzalloc(sizeof(*mr), gfp);
 		if (!mr)
 			break;
-		mr->sg = kcalloc(ep->mr_depth, sizeof(*mr->sg), GFP_KERNEL);
+		mr->sg = kcalloc(ep->mr_depth, sizeof(*mr->sg), gfp);
 		if (!mr->sg) {
 			xprtrdma_mr_free(mr);
 			break;
@@ -105,6 +105,9 @@ static unsigned int xprtrdma_mr_pool_add(struct xprtrdma_ep *ep,
 		ibmr = ib_alloc_mr(ep->pd, type, ep->mr_depth);
 		if (IS_ERR(ibmr)) {
 			xprtrdma_mr_free(mr);
+			/* The device is out of MRs: stop asking it. */
+			if (ep->nr_mrs)
+				ep->mr_cap = ep->nr_mrs;
 			break;
 		}
 		mr->mr = ibmr;
@@ -162,7 +165,7 @@ int xprtrdma_mr_pool_create(struct xprtrdma_ep *ep, unsigned int count,
 	}
 	ep->fence_cqe.done = xprtrdma_fence_done;
 
-	if (xprtrdma_mr_pool_add(ep, count) < count) {
+	if (xprtrdma_mr_pool_add(ep, count, GFP_KERNEL) < count) {
 		xprtrdma_mr_pool_destroy(ep);
 		return -ENOMEM;
 	}
@@ -236,8 +239,7 @@ static struct xprtrdma_mr *xprtrdma_mr_take(struct xprtrdma_ep *ep)
  * tail is three MRs without SG_GAPS) would otherwise leave senders
  * waiting for MRs that only come back as other calls complete.  The
  * sender may be writing back pages for memory reclaim, so the allocation
- * must not recurse into the filesystem; if it fails, the call is
- * deferred as before.
+ * must not recurse into I/O; if it fails, the call is deferred as before.
  */
 static struct xprtrdma_mr *xprtrdma_mr_get(struct xprtrdma_ep *ep)
 {
@@ -247,8 +249,17 @@ static struct xprtrdma_mr *xprtrdma_mr_get(struct xprtrdma_ep *ep)
 	mr = xprtrdma_mr_take(ep);
 	if (mr || READ_ONCE(ep->nr_mrs) >= ep->mr_cap)
 		return mr;
+	/*
+	 * Growing is an optimisation: never wait for memory with
+	 * XPRT_LOCKED held (rpciod must not block, and the pages that
+	 * reclaim wants cleaned may need this transport), and never
+	 * spend the PF_MEMALLOC reserves of a swap transport on it.
+	 */
+	if (current->flags & PF_MEMALLOC)
+		return NULL;
 	noio = memalloc_noio_save();
-	xprtrdma_mr_pool_add(ep, XPRTRDMA_MAX_MRS_PER_REQ);
+	xprtrdma_mr_pool_add(ep, XPRTRDMA_MAX_MRS_PER_REQ,
+			     GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
 	memalloc_noio_restore(noio);
 	return xprtrdma_mr_take(ep);
 }
@@ -385,11 +396,14 @@ static int xprtrdma_mr_chain(struct xprtrdma_mr *mr, int n, bool remote_write,
  * type SG_GAPS.  The work requests are only built here; the caller posts
  * them ahead of the Send.
  *
- * Context: process context, under XPRT_LOCKED.
+ * Context: process context, under XPRT_LOCKED; may sleep briefly growing
+ * the MR pool (no I/O, no retries).
  *
  * Return: the number of segments written, %-ENOBUFS if the MR pool is
- * empty (retry later), %-E2BIG if @max_segs is too small, or %-EIO.  On
- * error the MRs taken so far stay on @req's list for the caller to drop.
+ * empty and could not grow (retry later), %-E2BIG if @max_segs is too
+ * small or the call would need more than XPRTRDMA_MAX_MRS_PER_REQ MRs, or
+ * %-EIO.  On error the MRs taken so far stay on @req's list for the
+ * caller to drop.
  */
 int xprtrdma_register_xdr(struct xprtrdma_req *req, struct xdr_buf *xdr,
 			  u32 offset, u32 length, bool remote_write,
@@ -468,10 +482,12 @@ int xprtrdma_register_xdr(struct xprtrdma_req *req, struct xdr_buf *xdr,
  * @req->write_pad, scratch memory no one reads, so a pad written there
  * never lands in the caller's pages (user memory for O_DIRECT).
  *
- * Context: process context, under XPRT_LOCKED.
+ * Context: process context, under XPRT_LOCKED; may sleep briefly growing
+ * the MR pool.
  *
- * Return: 0, %-ENOBUFS if no MR is free (retry later), %-E2BIG if the
- * call already has all the MRs it may have, or %-EIO.
+ * Return: 0, %-ENOBUFS if no MR is free and the pool could not grow
+ * (retry later), %-E2BIG if the call already has all the MRs it may
+ * have, or %-EIO.
  */
 int xprtrdma_register_pad(struct xprtrdma_req *req, u32 pad,
 			  struct nfsrdma_wire_seg *seg,

@@ -153,9 +153,13 @@ static int xprtrdma_marshal_reply(struct xprtrdma_req *req,
 		if (pad) {
 			ret = xprtrdma_register_pad(req, pad, &hdr->segs[n],
 						    first, last);
-			if (ret)
+			/* Only RFC 5666 servers need the room: go without. */
+			if (ret == -E2BIG)
+				pad = 0;
+			else if (ret)
 				return ret;
-			n++;
+			else
+				n++;
 		}
 		hdr->write[0].first = 0;
 		hdr->write[0].nr_segs = n;
@@ -532,12 +536,12 @@ again:
  *
  * Context: rpciod or the caller's task, holding XPRT_LOCKED.  May sleep
  * briefly on a retransmission whose previous Send or chunks are still
- * outstanding.
+ * outstanding, or growing the MR pool (no I/O, no retries).
  *
  * Return: 0 if posted; %-ENOTCONN if there is no connection (the core
  * reconnects and retransmits); %-EBADSLT if the server's credits are all
- * in use; %-ENOBUFS if the MR pool is empty (retried after a delay);
- * %-EIO if the call cannot be expressed (it fails).
+ * in use; %-ENOBUFS if the MR pool is empty and could not grow (retried
+ * after a delay); %-EIO if the call cannot be expressed (it fails).
  */
 int xprtrdma_send_request(struct rpc_rqst *rqst)
 {

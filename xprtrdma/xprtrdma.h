@@ -218,12 +218,16 @@ struct xprtrdma_rep {
  * @max_reqs: calls the send queue can carry at once, at most one per slot
  * @mr_depth: pages (SG_GAPS: scatterlist entries) per MR
  * @mr_gaps: the MRs are of type SG_GAPS
- * @mr_lock: protects @mr_free, @mr_all and @nr_mrs
+ * @mr_lock: protects @mr_free; additions to @mr_all and @nr_mrs are made
+ *	under it too, but only by the sender (under XPRT_LOCKED) or the
+ *	connect worker, so they may read both without it, and teardown
+ *	(also under XPRT_LOCKED, after every MR is back) walks @mr_all bare
  * @mr_free: idle MRs
  * @mr_all: every MR, for teardown
  * @nr_mrs: entries on @mr_all; the pool grows on demand (from the sender,
  *	under XPRT_LOCKED) up to @mr_cap
- * @mr_cap: most MRs the pool may hold
+ * @mr_cap: most MRs the pool may hold; lowered to @nr_mrs when the
+ *	device refuses another
  * @fence_mr: never registered; its LOCAL_INV heads every REG_MR chain
  *	(see frwr.c)
  * @fence_wr: that LOCAL_INV
@@ -336,6 +340,13 @@ struct xprtrdma_bc {
 	struct page *snd_page;
 };
 
+/*
+ * What &xprtrdma_req.write_pad must own alone while it is DMA mapped: a
+ * cache line, or the DMA alignment where that is larger (arm64: 128).
+ */
+#define XPRTRDMA_PAD_ALIGN	(ARCH_DMA_MINALIGN > L1_CACHE_BYTES ? \
+				 ARCH_DMA_MINALIGN : L1_CACHE_BYTES)
+
 /**
  * struct xprtrdma_req - transport state of one RPC slot
  * @rqst: the generic request; must stay first for container_of clarity
@@ -372,7 +383,7 @@ struct xprtrdma_req {
 	u32 nr_offered;
 	struct nfsrdma_wire_seg offered[XPRTRDMA_MAX_MRS_PER_REQ];
 	struct completion inv_done;
-	u8 write_pad[L1_CACHE_BYTES] ____cacheline_aligned;
+	u8 write_pad[XPRTRDMA_PAD_ALIGN] __aligned(XPRTRDMA_PAD_ALIGN);
 };
 
 /**
