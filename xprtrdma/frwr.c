@@ -548,8 +548,8 @@ static void xprtrdma_inv_wait(struct xprtrdma_req *req, struct xprtrdma_ep *ep)
 {
 	unsigned long deadline = jiffies + XPRTRDMA_INV_MAX_WAIT;
 	struct xprtrdma_xprt *xp = req->xp;
-	unsigned long progress, idle;
 	long left = XPRTRDMA_INV_TIMEOUT;
+	unsigned long idle;
 
 	while (!wait_for_completion_timeout(&req->inv_done, left)) {
 		if (time_after_eq(jiffies, deadline)) {
@@ -559,8 +559,7 @@ static void xprtrdma_inv_wait(struct xprtrdma_req *req, struct xprtrdma_ep *ep)
 			goto fence;
 		}
 		/* Sleep only until the connection would have been idle long enough. */
-		progress = READ_ONCE(ep->progress);
-		idle = time_after(jiffies, progress) ? jiffies - progress : 0;
+		idle = xprtrdma_ep_idle(ep);
 		if (idle >= XPRTRDMA_INV_TIMEOUT) {
 			pr_warn_ratelimited("xprtrdma: %s acknowledged nothing for %u s, dropping the connection\n",
 					    xp->xprt.address_strings[RPC_DISPLAY_ADDR],

@@ -446,6 +446,22 @@ static inline void xprtrdma_ep_progress(struct xprtrdma_ep *ep)
 }
 
 /**
+ * xprtrdma_ep_idle - how long has the connection made no progress?
+ * @ep: connection
+ *
+ * Context: any.
+ *
+ * Return: jiffies since xprtrdma_ep_progress() last noted progress (0 if
+ * that is racing with us and looks like the future).
+ */
+static inline unsigned long xprtrdma_ep_idle(const struct xprtrdma_ep *ep)
+{
+	unsigned long progress = READ_ONCE(ep->progress);
+
+	return time_after(jiffies, progress) ? jiffies - progress : 0;
+}
+
+/**
  * xprtrdma_ep_idle_for - has the connection made no progress for a while?
  * @ep: connection
  * @timeout: jiffies
@@ -458,7 +474,7 @@ static inline void xprtrdma_ep_progress(struct xprtrdma_ep *ep)
 static inline bool xprtrdma_ep_idle_for(const struct xprtrdma_ep *ep,
 					unsigned long timeout)
 {
-	return time_after(jiffies, READ_ONCE(ep->progress) + timeout);
+	return xprtrdma_ep_idle(ep) > timeout;
 }
 
 static inline struct xprtrdma_xprt *xprtrdma_xp(struct rpc_xprt *xprt)
