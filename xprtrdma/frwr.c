@@ -592,20 +592,25 @@ fence:
  *
  * Context: process context, may sleep; caller holds @req->mr_mutex, which
  * keeps the connection from being torn down underneath.
+ *
+ * Return: false if @remote named an rkey that none of @req's MRs holds
+ * (the server invalidated something this call did not offer), else true.
  */
-void xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey)
+bool xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey)
 {
 	struct xprtrdma_xprt *xp = req->xp;
 	struct ib_send_wr *first = NULL, *last = NULL;
 	const struct ib_send_wr *bad;
 	struct xprtrdma_mr *mr, *tail = NULL;
 	struct xprtrdma_ep *ep = NULL;
+	bool ours = !remote;
 	int ret;
 
 	list_for_each_entry(mr, &req->mrs, list) {
 		ep = mr->ep;
 		if (remote && mr->mr->rkey == remote_rkey) {
 			mr->invalidated = true;
+			ours = true;
 			continue;
 		}
 		memset(&mr->inv_wr, 0, sizeof(mr->inv_wr));
@@ -641,6 +646,7 @@ void xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey)
 	xprtrdma_qp_fence(ep);
 out_drop:
 	xprtrdma_mrs_drop(req);
+	return ours;
 }
 
 /**

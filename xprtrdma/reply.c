@@ -187,6 +187,25 @@ static int xprtrdma_garbage_reply(struct rpc_rqst *rqst)
 	return sizeof(rqst->rq_xid);
 }
 
+/*
+ * The server sent a Send With Invalidate of an rkey the call it answers
+ * did not offer.  The verbs let it invalidate any rkey of our PD that it
+ * knows, so the key may be another call's chunk, still in flight: that
+ * call would fail only once the server tried to move its data.  The
+ * reply itself is kept (its bytes are the server's own, and whatever it
+ * claimed to write went through this call's checked chunks); the
+ * connection is dropped so that every call in flight is retransmitted
+ * with fresh registrations.
+ */
+static void xprtrdma_foreign_invalidation(struct xprtrdma_xprt *xp,
+					  u32 rkey, __be32 xid)
+{
+	pr_warn_ratelimited("xprtrdma: %s invalidated rkey 0x%08x with a message for XID 0x%08x, which did not offer it; reconnecting\n",
+			    xprtrdma_rep_peer(xp), rkey, be32_to_cpu(xid));
+	atomic_long_inc(&xp->stats.bad_replies);
+	xprt_force_disconnect(&xp->xprt);
+}
+
 /* Is this an RPC Call (a backchannel request) rather than a Reply? */
 static bool xprtrdma_is_call(const struct nfsrdma_wire_hdr *hdr,
 			     const void *inl, u32 ilen)
@@ -246,6 +265,9 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 		trace_xprtrdma_reply_rejected(xp, 0, -EBADMSG, "too short");
 		pr_warn_ratelimited("xprtrdma: %u-byte message from %s dropped\n",
 				    len, xprtrdma_rep_peer(xp));
+		if (wc->wc_flags & IB_WC_WITH_INVALIDATE)
+			xprtrdma_foreign_invalidation(xp,
+						      wc->ex.invalidate_rkey, 0);
 		return;
 	}
 	if (!ret) {
@@ -269,6 +291,11 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 						    xprtrdma_rep_peer(xp));
 				return;
 			}
+			/* A call offered us nothing to invalidate. */
+			if (wc->wc_flags & IB_WC_WITH_INVALIDATE)
+				xprtrdma_foreign_invalidation(xp,
+							      wc->ex.invalidate_rkey,
+							      hdr->xid);
 			xprtrdma_bc_receive(xp, hdr->xid, inl, ilen);
 			return;
 		}
@@ -282,6 +309,10 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 	rqst = xprt_lookup_rqst(xprt, hdr->xid);
 	if (!rqst) {
 		spin_unlock(&xprt->queue_lock);
+		if (wc->wc_flags & IB_WC_WITH_INVALIDATE)
+			xprtrdma_foreign_invalidation(xp,
+						      wc->ex.invalidate_rkey,
+						      hdr->xid);
 		if (ret) {
 			atomic_long_inc(&xp->stats.bad_replies);
 			trace_xprtrdma_reply_rejected(xp, hdr->xid, ret,
@@ -303,8 +334,10 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 	mutex_lock(&req->mr_mutex);
 	if (!ret && hdr->proc != NFSRDMA_WIRE_PROC_ERROR)
 		chunk = xprtrdma_rep_chunks(req, hdr);
-	xprtrdma_invalidate(req, wc->wc_flags & IB_WC_WITH_INVALIDATE,
-			    wc->ex.invalidate_rkey);
+	if (!xprtrdma_invalidate(req, wc->wc_flags & IB_WC_WITH_INVALIDATE,
+				 wc->ex.invalidate_rkey))
+		xprtrdma_foreign_invalidation(xp, wc->ex.invalidate_rkey,
+					      hdr->xid);
 	mutex_unlock(&req->mr_mutex);
 
 	if (ret) {

@@ -511,7 +511,7 @@ int xprtrdma_register_xdr(struct xprtrdma_req *req, struct xdr_buf *xdr,
 int xprtrdma_register_pad(struct xprtrdma_req *req, u32 pad,
 			  struct nfsrdma_wire_seg *seg,
 			  struct ib_send_wr **first, struct ib_send_wr **last);
-void xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey);
+bool xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey);
 void xprtrdma_mrs_drop(struct xprtrdma_req *req);
 void xprtrdma_qp_fence(struct xprtrdma_ep *ep);
 struct ib_send_wr *xprtrdma_reg_fence(struct xprtrdma_ep *ep,
