@@ -1138,6 +1138,41 @@ static void c_inv_foreign(struct hs_act *a)
 	inline_reply_sent_so(a, 0, true, 0x5eed00a5);
 }
 
+/*
+ * The real reply as a Send With Invalidate of an rkey that another call
+ * in flight offered (the first segment of its Write or Reply chunk).  The
+ * client's device lets it through, since the key is the client's own; the
+ * other call's chunk is then dead, and moving its data will fail.  The
+ * client must notice the key was not this call's, say so, and recover
+ * every call in flight.  "hs.done.CASE" follows, so that the test's
+ * readers stop waiting.
+ */
+static void c_inv_other(struct hs_act *a)
+{
+	struct hs_call *o;
+
+	for (o = a->c->calls; o; o = o->next) {
+		const struct nfsrdma_wire_seg *seg = NULL;
+
+		if (o->nr_write && o->wsegs_n)
+			seg = &o->wsegs[0];
+		else if (o->has_reply && o->rsegs_n)
+			seg = &o->rsegs[0];
+		if (!seg)
+			continue;
+		say("conn %u: xid %08x: Send With Invalidate of rkey %08x, offered by xid %08x, in flight",
+		    a->c->serial, ntohl(a->call->xid), seg->handle,
+		    ntohl(o->xid));
+		inline_reply_sent_so(a, 0, true, seg->handle);
+		ctl_touch("done", a->call->hc->name);
+		return;
+	}
+	say("conn %u: no other call in flight offers a chunk; answered honestly",
+	    a->c->serial);
+	send_reply(a->c, a->call, a->rec, a->len);
+	ctl_touch("done", a->call->hc->name);
+}
+
 /* The real reply and 12 KiB more than the client's receive buffer. */
 static void c_reply_oversized(struct hs_act *a)
 {
@@ -1236,6 +1271,7 @@ static const struct hs_case cases[] = {
 	{ "err-unknown", "RDMA_ERROR code 99", SEL_MARKER, false, c_err_unknown },
 	{ "err-short-body", "ERR_VERS without its high version", SEL_MARKER, false, c_err_short_body },
 	{ "inv-foreign", "Send With Invalidate of an rkey never offered", SEL_MARKER, true, c_inv_foreign },
+	{ "inv-other", "Send With Invalidate of an rkey another call in flight offered", SEL_MARKER, true, c_inv_other },
 	{ "reply-oversized", "12 KiB more than the client's receive buffer", SEL_MARKER, true, c_reply_oversized },
 	{ "unsolicited-burst", "320 replies to XIDs never sent, then the real one", SEL_MARKER, true, c_unsolicited_burst },
 	{ "security-review-overclaim-write", "a Write chunk claiming twice the bytes written", SEL_WRITE, true, c_overclaim_write },

@@ -105,6 +105,7 @@ err-chunk                 m EIO
 err-unknown               m EIO|EPROTONOSUPPORT|ok
 err-short-body            m EIO|EPROTONOSUPPORT|ok
 inv-foreign               m ok|EIO
+inv-other                 e ok|EIO log
 reply-oversized           m ok|EIO log
 unsolicited-burst         m ok
 security-review-overclaim-write w zeroed|EIO
