@@ -106,6 +106,9 @@ struct hs_conn {
 	bool starve;			/* receives are no longer reposted */
 	u32 early_left;			/* calls still to precede with early replies */
 	struct nfsrdma_wire_seg early_seg;	/* the stale Reply chunk they name */
+	struct hs_call *held;		/* inv-other: call whose reply waits for */
+	uint8_t *held_rec;		/* another call with a chunk, and that */
+	size_t held_len;		/* reply */
 	unsigned int serial;
 	struct rdma_cm_id *id;
 	struct ibv_pd *pd;
@@ -1138,39 +1141,75 @@ static void c_inv_foreign(struct hs_act *a)
 	inline_reply_sent_so(a, 0, true, 0x5eed00a5);
 }
 
+/* The first segment of a Write or Reply chunk @o offered, or NULL. */
+static const struct nfsrdma_wire_seg *first_chunk_seg(const struct hs_call *o)
+{
+	if (o->nr_write && o->wsegs_n)
+		return &o->wsegs[0];
+	if (o->has_reply && o->rsegs_n)
+		return &o->rsegs[0];
+	return NULL;
+}
+
+static void inv_other_send(struct hs_act *a, const struct hs_call *o)
+{
+	const struct nfsrdma_wire_seg *seg = first_chunk_seg(o);
+
+	say("conn %u: xid %08x: Send With Invalidate of rkey %08x, offered by xid %08x, in flight",
+	    a->c->serial, ntohl(a->call->xid), seg->handle, ntohl(o->xid));
+	inline_reply_sent_so(a, 0, true, seg->handle);
+	ctl_touch("done", a->call->hc->name);
+}
+
 /*
  * The real reply as a Send With Invalidate of an rkey that another call
  * in flight offered (the first segment of its Write or Reply chunk).  The
  * client's device lets it through, since the key is the client's own; the
  * other call's chunk is then dead, and moving its data will fail.  The
  * client must notice the key was not this call's, say so, and recover
- * every call in flight.  "hs.done.CASE" follows, so that the test's
- * readers stop waiting.
+ * every call in flight.  If no such call is in flight, the reply waits
+ * for the next call that offers a chunk (inv_other_arrived()).
+ * "hs.done.CASE" follows the reply, so that the test's readers stop.
  */
 static void c_inv_other(struct hs_act *a)
 {
+	struct hs_conn *c = a->c;
 	struct hs_call *o;
 
-	for (o = a->c->calls; o; o = o->next) {
-		const struct nfsrdma_wire_seg *seg = NULL;
-
-		if (o->nr_write && o->wsegs_n)
-			seg = &o->wsegs[0];
-		else if (o->has_reply && o->rsegs_n)
-			seg = &o->rsegs[0];
-		if (!seg)
-			continue;
-		say("conn %u: xid %08x: Send With Invalidate of rkey %08x, offered by xid %08x, in flight",
-		    a->c->serial, ntohl(a->call->xid), seg->handle,
-		    ntohl(o->xid));
-		inline_reply_sent_so(a, 0, true, seg->handle);
-		ctl_touch("done", a->call->hc->name);
+	for (o = c->calls; o; o = o->next) {
+		if (first_chunk_seg(o)) {
+			inv_other_send(a, o);
+			return;
+		}
+	}
+	free(c->held);
+	free(c->held_rec);
+	c->held = malloc(sizeof(*c->held));
+	c->held_rec = a->rec ? malloc(a->len) : NULL;
+	if (!c->held || (a->rec && !c->held_rec)) {
+		say("conn %u: out of memory holding a reply", c->serial);
 		return;
 	}
-	say("conn %u: no other call in flight offers a chunk; answered honestly",
-	    a->c->serial);
-	send_reply(a->c, a->call, a->rec, a->len);
-	ctl_touch("done", a->call->hc->name);
+	*c->held = *a->call;
+	if (a->rec)
+		memcpy(c->held_rec, a->rec, a->len);
+	c->held_len = a->len;
+	say("conn %u: no other call in flight offers a chunk; the reply waits for one",
+	    c->serial);
+}
+
+/* A call arrived on @c: the reply inv-other holds may now name its chunk. */
+static void inv_other_arrived(struct hs_conn *c, const struct hs_call *call)
+{
+	struct hs_act a = { c, c->held, c->held_rec, c->held_len };
+
+	if (!c->held || !first_chunk_seg(call))
+		return;
+	inv_other_send(&a, call);
+	free(c->held);
+	free(c->held_rec);
+	c->held = NULL;
+	c->held_rec = NULL;
 }
 
 /* The real reply and 12 KiB more than the client's receive buffer. */
@@ -1589,6 +1628,7 @@ static void handle_recv(struct hs_conn *c, const uint8_t *buf, size_t len)
 	c->calls = call;
 	tcp_send_record(c, rec, rlen);
 	free(rec);
+	inv_other_arrived(c, call);
 }
 
 /* One complete record from the NFS server. */
@@ -1708,6 +1748,8 @@ static void conn_free(struct hs_conn *c)
 		c->calls = call->next;
 		free(call);
 	}
+	free(c->held);
+	free(c->held_rec);
 	if (c->tcp >= 0)
 		close(c->tcp);
 	if (c->id) {

@@ -59,7 +59,8 @@
 # be written, read back uncached and compared on the same mount.  A case
 # marked "log" must also make the client log a line naming the server:
 # there the syscall's outcome cannot tell a rejected reply from one that
-# was taken at face value.  The harness fails the test on any oops, WARN,
+# was taken at face value.  "log:WORD" asks for a line naming the server
+# that says WORD (inv-other: another failure's line names it too).  The harness fails the test on any oops, WARN,
 # BUG or KASAN report.
 TIMEOUT=1200
 # Debian's kernels zero every page and slab object they hand out
@@ -105,7 +106,7 @@ err-chunk                 m EIO
 err-unknown               m EIO|EPROTONOSUPPORT|ok
 err-short-body            m EIO|EPROTONOSUPPORT|ok
 inv-foreign               m ok|EIO
-inv-other                 e ok|EIO log
+inv-other                 e ok|EIO log:invalidated
 reply-oversized           m ok|EIO log
 unsolicited-burst         m ok
 security-review-overclaim-write w zeroed|EIO
@@ -453,6 +454,12 @@ open(sys.argv[2], "wb").write(bytes(mv[100:100 + got]))' \
 	fi
 	if [ "$must" = log ] && ! grep -q "xprtrdma: .*${SERVER_ADDR//./\\.}" /tmp/hs.dmesg; then
 		fail "$name: the client logged no line naming $SERVER_ADDR: the reply was taken at face value"
+		rc=1
+	fi
+	# log:WORD: a line naming the server must also say WORD.
+	if [[ $must == log:* ]] &&
+		! grep -q "xprtrdma: .*${SERVER_ADDR//./\\.}.*${must#log:}" /tmp/hs.dmesg; then
+		fail "$name: the client logged no line naming $SERVER_ADDR that says '${must#log:}'"
 		rc=1
 	fi
 	if ! hs_wait "$HS_CTL/hs.fired.$name" 5; then
