@@ -60,8 +60,8 @@
 # marked "log" must also make the client log a line naming the server:
 # there the syscall's outcome cannot tell a rejected reply from one that
 # was taken at face value.  "log:WORD" asks for a line naming the server
-# that says WORD (inv-other: another failure's line names it too).  The harness fails the test on any oops, WARN,
-# BUG or KASAN report.
+# that says WORD (inv-other: another failure's line names it too).  The
+# harness fails the test on any oops, WARN, BUG or KASAN report.
 TIMEOUT=1200
 # Debian's kernels zero every page and slab object they hand out
 # (INIT_ON_ALLOC_DEFAULT_ON), which would hand up zeros for bytes a
