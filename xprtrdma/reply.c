@@ -206,6 +206,19 @@ static void xprtrdma_foreign_invalidation(struct xprtrdma_xprt *xp,
 	xprt_force_disconnect(&xp->xprt);
 }
 
+/*
+ * A message no call owns (too short to name one, a backward call, a reply
+ * to an unknown XID) offered nothing to invalidate, so any rkey it
+ * invalidated was someone else's.  Every early return of
+ * xprtrdma_handle_reply() goes through here, whatever else it rejects.
+ */
+static void xprtrdma_unowned_message(struct xprtrdma_xprt *xp,
+				     const struct ib_wc *wc, __be32 xid)
+{
+	if (wc->wc_flags & IB_WC_WITH_INVALIDATE)
+		xprtrdma_foreign_invalidation(xp, wc->ex.invalidate_rkey, xid);
+}
+
 /* Is this an RPC Call (a backchannel request) rather than a Reply? */
 static bool xprtrdma_is_call(const struct nfsrdma_wire_hdr *hdr,
 			     const void *inl, u32 ilen)
@@ -265,9 +278,7 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 		trace_xprtrdma_reply_rejected(xp, 0, -EBADMSG, "too short");
 		pr_warn_ratelimited("xprtrdma: %u-byte message from %s dropped\n",
 				    len, xprtrdma_rep_peer(xp));
-		if (wc->wc_flags & IB_WC_WITH_INVALIDATE)
-			xprtrdma_foreign_invalidation(xp,
-						      wc->ex.invalidate_rkey, 0);
+		xprtrdma_unowned_message(xp, wc, 0);
 		return;
 	}
 	if (!ret) {
@@ -289,13 +300,10 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 							      "backward call with chunks or foreign XID");
 				pr_warn_ratelimited("xprtrdma: backward call from %s with chunks or a mismatched XID dropped\n",
 						    xprtrdma_rep_peer(xp));
+				xprtrdma_unowned_message(xp, wc, hdr->xid);
 				return;
 			}
-			/* A call offered us nothing to invalidate. */
-			if (wc->wc_flags & IB_WC_WITH_INVALIDATE)
-				xprtrdma_foreign_invalidation(xp,
-							      wc->ex.invalidate_rkey,
-							      hdr->xid);
+			xprtrdma_unowned_message(xp, wc, hdr->xid);
 			xprtrdma_bc_receive(xp, hdr->xid, inl, ilen);
 			return;
 		}
@@ -309,10 +317,7 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 	rqst = xprt_lookup_rqst(xprt, hdr->xid);
 	if (!rqst) {
 		spin_unlock(&xprt->queue_lock);
-		if (wc->wc_flags & IB_WC_WITH_INVALIDATE)
-			xprtrdma_foreign_invalidation(xp,
-						      wc->ex.invalidate_rkey,
-						      hdr->xid);
+		xprtrdma_unowned_message(xp, wc, hdr->xid);
 		if (ret) {
 			atomic_long_inc(&xp->stats.bad_replies);
 			trace_xprtrdma_reply_rejected(xp, hdr->xid, ret,
