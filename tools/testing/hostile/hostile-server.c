@@ -44,8 +44,9 @@
  * VMs (the test harness's /results); only file names carry information.
  *
  * Usage: hostile-server [-v] [-p PORT] [-t HOST:PORT] [-C DIR] [-m MARKER]
- *                       [-x CASE] [-l]
- *   -l lists the cases.  Runs until killed.  Log lines go to stdout.
+ *                       [-x CASE] [-l] [-F SEED [-n COUNT]]
+ *   -l lists the cases.  -F fuzzes (see fuzz_reply()).  Runs until
+ *   killed.  Log lines go to stdout.
  */
 
 #define _GNU_SOURCE	/* memmem */
@@ -57,6 +58,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -72,6 +74,8 @@
 #include <rdma/rdma_cma.h>
 
 #include "nfsrdma/wire.h"
+
+#include "fuzz.h"
 
 #define HS_INLINE		4096	/* our receive and send buffer size */
 #define HS_RECV_DEPTH		160	/* > the client's 128 slots + backchannel */
@@ -93,6 +97,7 @@ struct hs_call {
 	struct hs_call *next;
 	__be32 xid;
 	const struct hs_case *hc;	/* armed case for this call, or NULL */
+	bool fuzz;			/* mutated messages go before its reply */
 	u32 nr_write;			/* Write chunks offered (we use the first) */
 	u32 wsegs_n;
 	struct nfsrdma_wire_seg wsegs[NFSRDMA_WIRE_MAX_CHUNK_SEGS];
@@ -1248,6 +1253,279 @@ static void c_unsolicited_burst(struct hs_act *a)
 }
 
 /*
+ * Backchannel cases (RFC 8167).  After the real reply to the marker call
+ * the server sends backward-direction Calls of its own: CB_NULL with
+ * AUTH_NONE to the Linux client's callback program.  Their XIDs are
+ * remembered, so the client's Replies to them are logged here instead of
+ * reaching knfsd, and a Reply to a Call the client should have dropped
+ * is a VIOLATION.  A well-formed CB_NULL follows a malformed one, so that
+ * its answer ("answered") shows the backchannel still works.
+ */
+#define HS_CB_PROG	0x40000000	/* NFS4_CALLBACK, the client's choice */
+#define HS_CB_NULL_SIZE	40
+#define HS_BC_REMEMBERED 128
+#define HS_BC_FLOOD	64
+
+static struct {
+	__be32 xid;
+	bool must_drop;
+} bc_sent[HS_BC_REMEMBERED];
+static unsigned int bc_next, bc_serial;
+
+static __be32 bc_new_xid(bool must_drop)
+{
+	unsigned int i = bc_next++ % HS_BC_REMEMBERED;
+
+	bc_serial = (bc_serial + 1) & 0xffffff;
+	bc_sent[i].xid = htonl(0xbc000000 | bc_serial);
+	bc_sent[i].must_drop = must_drop;
+	return bc_sent[i].xid;
+}
+
+/*
+ * A Reply from the client: if it answers one of our own backward Calls,
+ * log it and return true (it must not reach knfsd).
+ */
+static bool bc_reply_ours(struct hs_conn *c, __be32 xid)
+{
+	unsigned int i;
+
+	for (i = 0; i < HS_BC_REMEMBERED; i++) {
+		if (!bc_sent[i].xid || bc_sent[i].xid != xid)
+			continue;
+		if (bc_sent[i].must_drop)
+			say("conn %u: VIOLATION: the client replied to backward call xid %08x, which it should have dropped",
+			    c->serial, ntohl(xid));
+		else
+			say("conn %u: backward call xid %08x answered",
+			    c->serial, ntohl(xid));
+		bc_sent[i].xid = 0;
+		return true;
+	}
+	return false;
+}
+
+/* CB_NULL, version 1, AUTH_NONE, as the RPC Call @xid; its length. */
+static size_t cb_null(uint8_t *b, __be32 xid)
+{
+	memcpy(b, &xid, 4);
+	set32(b + 4, RPC_CALL);
+	set32(b + 8, 2);		/* RPC version */
+	set32(b + 12, HS_CB_PROG);
+	set32(b + 16, 1);
+	set32(b + 20, 0);		/* CB_NULL */
+	set32(b + 24, 0);		/* credential AUTH_NONE, empty */
+	set32(b + 28, 0);
+	set32(b + 32, 0);		/* verifier AUTH_NONE, empty */
+	set32(b + 36, 0);
+	return HS_CB_NULL_SIZE;
+}
+
+/* The fixed part of a backward Call's header: XID, version 1, 1 credit, RDMA_MSG. */
+static void bc_fixed(struct raw *m, __be32 xid)
+{
+	memcpy(m->b + m->len, &xid, 4);
+	m->len += 4;
+	put(m, NFSRDMA_WIRE_VERSION);
+	put(m, 1);
+	put(m, NFSRDMA_WIRE_PROC_MSG);
+}
+
+/* A well-formed backward CB_NULL that the client must answer. */
+static int bc_send_good(struct hs_conn *c)
+{
+	struct raw m = { .len = 0 };
+	uint8_t body[HS_CB_NULL_SIZE];
+	__be32 xid = bc_new_xid(false);
+
+	bc_fixed(&m, xid);
+	put(&m, 0);
+	put(&m, 0);
+	put(&m, 0);
+	cb_null(body, xid);
+	return send_msg(c, m.b, m.len, body, sizeof(body));
+}
+
+/* A backward CB_NULL that offers a Read chunk: RFC 8167 allows none. */
+static void c_bc_chunks(struct hs_act *a)
+{
+	static const struct nfsrdma_wire_seg seg = {
+		.handle = 0x5eed00bc, .length = HS_CB_NULL_SIZE,
+		.offset = 0x10000,
+	};
+	struct raw m = { .len = 0 };
+	uint8_t body[HS_CB_NULL_SIZE];
+	__be32 xid = bc_new_xid(true);
+
+	send_reply(a->c, a->call, a->rec, a->len);
+	bc_fixed(&m, xid);
+	put(&m, 1);			/* one Read segment, */
+	put(&m, 0);			/* at position 0 */
+	put_seg(&m, &seg, seg.length);
+	put(&m, 0);			/* end of the Read list */
+	put(&m, 0);			/* no Write list */
+	put(&m, 0);			/* no Reply chunk */
+	cb_null(body, xid);
+	if (!send_msg(a->c, m.b, m.len, body, sizeof(body)))
+		bc_send_good(a->c);
+}
+
+/* A backward CB_NULL whose RPC XID is not the transport header's. */
+static void c_bc_forged_xid(struct hs_act *a)
+{
+	struct raw m = { .len = 0 };
+	uint8_t body[HS_CB_NULL_SIZE];
+
+	send_reply(a->c, a->call, a->rec, a->len);
+	bc_fixed(&m, bc_new_xid(true));
+	put(&m, 0);
+	put(&m, 0);
+	put(&m, 0);
+	cb_null(body, bc_new_xid(true));
+	if (!send_msg(a->c, m.b, m.len, body, sizeof(body)))
+		bc_send_good(a->c);
+}
+
+/*
+ * A backward CB_NULL 4 KiB longer than the client's receive buffer (its
+ * arguments run on as the staging buffer's bytes): the client's Receive
+ * fails and it must reconnect.
+ */
+static void c_bc_oversized(struct hs_act *a)
+{
+	struct raw m = { .len = 0 };
+	uint8_t body[HS_CB_NULL_SIZE];
+	__be32 xid = bc_new_xid(true);
+
+	send_reply(a->c, a->call, a->rec, a->len);
+	bc_fixed(&m, xid);
+	put(&m, 0);
+	put(&m, 0);
+	put(&m, 0);
+	cb_null(body, xid);
+	post_send(a->c, m.b, m.len, body, sizeof(body),
+		  a->c->peer_recv + HS_INLINE, false, 0);
+}
+
+/*
+ * HS_BC_FLOOD backward CB_NULLs back to back, far more than the client's
+ * backchannel slots (it grants 4 per RFC 8167 credit): each must be
+ * answered or dropped, and none may take down the connection.
+ */
+static void c_bc_flood(struct hs_act *a)
+{
+	unsigned int i;
+
+	send_reply(a->c, a->call, a->rec, a->len);
+	for (i = 0; i < HS_BC_FLOOD; i++)
+		if (bc_send_good(a->c))
+			return;
+}
+
+/* One well-formed backward CB_NULL, after the cases above. */
+static void c_bc_null(struct hs_act *a)
+{
+	send_reply(a->c, a->call, a->rec, a->len);
+	bc_send_good(a->c);
+}
+
+/*
+ * Fuzz mode (-F SEED): make fuzz-live's client target.  Before the real
+ * reply to each call that contains the marker go HS_FUZZ_PER_CALL
+ * mutated messages (tools/testing/hostile/fuzz.c): the reply as it would
+ * travel inline, or one time in eight a backward CB_NULL, each mutated
+ * anywhere, mostly in its transport header.  None is longer than the
+ * client's receive buffer.  The client may take one of them for the
+ * reply (the test does not verify what the marker's syscalls return);
+ * the real reply then finds no call and is dropped.  Calls without the
+ * marker are answered honestly, and the test verifies those: no mutated
+ * message may carry an XID near theirs.  After
+ * fuzz_count messages the server is honest again and creates
+ * "hs.fuzz.done".
+ */
+#define HS_FUZZ_PER_CALL	32
+/*
+ * XIDs for the backward calls and the mutated XIDs: the call's with bits
+ * flipped at both ends, so 2^31 away from it whether the client counts
+ * its XIDs in network or (as Linux does) in little-endian byte order.
+ */
+#define HS_FUZZ_XID_FAR		0x80000080
+
+static bool fuzzing;
+static volatile sig_atomic_t stopping;
+
+/* SIGTERM: stop at the next turn of the loop, saying how far fuzzing got. */
+static void on_sigterm(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+static struct fuzz_rng fuzz_rng;
+static uint64_t fuzz_seed;
+static unsigned long fuzz_count = 100000, fuzz_sent;
+
+static void fuzz_reply(struct hs_conn *c, const struct hs_call *call,
+		       const uint8_t *rec, size_t len)
+{
+	size_t cap = c->max_inline < HS_INLINE ? c->max_inline : HS_INLINE;
+	char what[160];
+	unsigned int i;
+	struct raw m;
+
+	for (i = 0; i < HS_FUZZ_PER_CALL && fuzz_sent < fuzz_count; i++) {
+		__be32 xid = call->xid, got;
+
+		m.len = 0;
+		if (!fuzz_below(&fuzz_rng, 8)) {
+			xid = call->xid ^ htonl(HS_FUZZ_XID_FAR);
+			bc_fixed(&m, xid);
+			put(&m, 0);
+			put(&m, 0);
+			put(&m, 0);
+			m.len += cb_null(m.b + m.len, xid);
+		} else {
+			memcpy(m.b, &call->xid, 4);
+			m.len = 4;
+			put(&m, NFSRDMA_WIRE_VERSION);
+			put(&m, grant(c));
+			put(&m, NFSRDMA_WIRE_PROC_MSG);
+			put(&m, 0);
+			put(&m, 0);
+			put(&m, 0);
+			if (len > cap - m.len)
+				len = cap - m.len;
+			memcpy(m.b + m.len, rec, len);
+			m.len += len;
+		}
+		m.len = fuzz_mutate(&fuzz_rng, m.b, m.len, cap,
+				    NFSRDMA_WIRE_MIN_MSG_SIZE + 8, what,
+				    sizeof(what));
+		/*
+		 * A mutated XID would be a neighbour of the call's, and the
+		 * client's XIDs are sequential: it could name an honest call
+		 * in flight, whose verified result it would then replace.
+		 * Any changed XID is moved far from them instead.
+		 */
+		if (m.len >= 4) {
+			memcpy(&got, m.b, 4);
+			if (got != xid) {
+				got = call->xid ^ htonl(HS_FUZZ_XID_FAR);
+				memcpy(m.b, &got, 4);
+			}
+		}
+		dbg("fuzz #%lu xid %08x:%s", fuzz_sent, ntohl(call->xid), what);
+		if (send_msg(c, m.b, m.len, NULL, 0))
+			return;
+		if (++fuzz_sent % 1000 == 0 || fuzz_sent == fuzz_count)
+			say("fuzz-live: xprtrdma: %lu mutated messages sent, seed %llu%s",
+			    fuzz_sent, (unsigned long long)fuzz_seed,
+			    fuzz_sent == fuzz_count ? ": done" : "");
+		if (fuzz_sent == fuzz_count)
+			ctl_touch("fuzz", "done");
+	}
+}
+
+/*
  * Connection-manager cases.  The call that fires one is never answered:
  * its connection is dropped, and the client's next connection request
  * gets the crafted response instead of an honest accept.  After that one
@@ -1317,6 +1595,11 @@ static const struct hs_case cases[] = {
 	{ "security-review-starve", "the real reply, then no receive reposted", SEL_MARKER, true, c_starve },
 	{ "security-review-early-reply", "for 32 calls, 1 credit and RDMA_NOMSG to the 4 XIDs ahead", SEL_MREPLY, true, c_early_reply },
 	{ "dropin-write-pad", "the XDR pad of an odd READ written into the Write chunk", SEL_WRITE_ODD, true, c_write_pad },
+	{ "bc-chunks", "the real reply; a backward CB_NULL offering a Read chunk; a good one", SEL_MARKER, true, c_bc_chunks },
+	{ "bc-forged-xid", "the real reply; a backward CB_NULL whose RPC XID differs; a good one", SEL_MARKER, true, c_bc_forged_xid },
+	{ "bc-oversized", "the real reply; a backward CB_NULL 4 KiB past the client's receive buffer", SEL_MARKER, true, c_bc_oversized },
+	{ "bc-flood", "the real reply; 64 backward CB_NULLs back to back", SEL_MARKER, true, c_bc_flood },
+	{ "bc-null", "the real reply; one backward CB_NULL", SEL_MARKER, true, c_bc_null },
 	{ "cm-reject", "drop the connection; reject the next request", SEL_MARKER, false, c_cm_reject },
 	{ "cm-reject-pdata", "drop the connection; reject the next with 56 bytes of garbage", SEL_MARKER, false, c_cm_reject_pdata },
 	{ "pdata-absent", "drop the connection; accept the next with no private data", SEL_MARKER, false, c_pdata_absent },
@@ -1555,6 +1838,11 @@ static void handle_recv(struct hs_conn *c, const uint8_t *buf, size_t len)
 	/* A backchannel reply: RDMA_MSG carrying an RPC Reply. */
 	if (!rc && h->proc == NFSRDMA_WIRE_PROC_MSG && len - h->hdr_len >= 8 &&
 	    get32(buf + h->hdr_len + 4) == RPC_REPLY) {
+		__be32 rx;
+
+		memcpy(&rx, buf + h->hdr_len, 4);
+		if (bc_reply_ours(c, rx))
+			return;
 		dbg("backchannel reply xid %08x", get32(buf + h->hdr_len));
 		tcp_send_record(c, buf + h->hdr_len, len - h->hdr_len);
 		return;
@@ -1622,6 +1910,8 @@ static void handle_recv(struct hs_conn *c, const uint8_t *buf, size_t len)
 			return;
 		}
 	}
+	call->fuzz = fuzzing && fuzz_sent < fuzz_count && !call->hc &&
+		     memmem(rec, rlen, marker, strlen(marker));
 	if (c->early_left)
 		early_replies(c, call->xid);
 	call->next = c->calls;
@@ -1653,6 +1943,8 @@ static void handle_record(struct hs_conn *c, const uint8_t *rec, size_t len)
 		    ntohl(xid));
 		return;
 	}
+	if (call->fuzz)
+		fuzz_reply(c, call, rec, len);
 	if (call->hc)
 		fire(c, call, rec, len);
 	else
@@ -2031,6 +2323,9 @@ static void usage(void)
 
 	fprintf(stderr,
 		"usage: hostile-server [-v] [-p PORT] [-t HOST:PORT] [-C DIR] [-m MARKER] [-x CASE] [-l]\n"
+		"                      [-F SEED [-n COUNT]]\n"
+		"-F: before the reply to each call containing MARKER, mutated messages, until\n"
+		"    COUNT (100000) have gone (make fuzz-live's client target)\n"
 		"cases (selector: m = call containing MARKER, w = call offering a Write chunk,\n"
 		"       r = call offering a Reply chunk, n = call containing MARKER that offered\n"
 		"       no Write or Reply chunk, f = call containing MARKER that offered a\n"
@@ -2052,8 +2347,16 @@ int main(int argc, char **argv)
 	unsigned int i, n;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "vp:t:C:m:x:l")) != -1) {
+	while ((opt = getopt(argc, argv, "vp:t:C:m:x:lF:n:")) != -1) {
 		switch (opt) {
+		case 'F':
+			fuzzing = true;
+			fuzz_seed = strtoull(optarg, NULL, 10);
+			fuzz_rng.state = fuzz_seed;
+			break;
+		case 'n':
+			fuzz_count = strtoul(optarg, NULL, 10);
+			break;
 		case 'v':
 			verbose = 1;
 			break;
@@ -2087,6 +2390,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < HS_MAX_CONNS; i++)
 		conns[i].tcp = -1;
+	signal(SIGTERM, on_sigterm);
 
 	ec = rdma_create_event_channel();
 	if (!ec || rdma_create_id(ec, &listener, NULL, RDMA_PS_TCP)) {
@@ -2103,6 +2407,9 @@ int main(int argc, char **argv)
 	say("listening on port %s, proxying to %s, marker \"%s\"%s%s",
 	    listen_port, target, marker, ctl_dir ? ", control directory " : "",
 	    ctl_dir ? ctl_dir : "");
+	if (fuzzing)
+		say("fuzz-live: xprtrdma: %lu mutated messages from seed %llu",
+		    fuzz_count, (unsigned long long)fuzz_seed);
 	if (armed)
 		arm(armed);
 
@@ -2125,6 +2432,12 @@ int main(int argc, char **argv)
 		}
 		if (poll(pfd, n, 200) < 0 && errno != EINTR)
 			break;
+		if (stopping) {
+			if (fuzzing)
+				say("fuzz-live: xprtrdma: %lu mutated messages sent, seed %llu: stopped",
+				    fuzz_sent, (unsigned long long)fuzz_seed);
+			return 0;
+		}
 		if (pfd[0].revents)
 			cm_input(ec);
 		for (i = 1; i < n; i++) {

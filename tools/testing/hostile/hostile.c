@@ -20,9 +20,12 @@
  * resources for tens of seconds by design.
  *
  * Usage: hostile [-v] [-p PORT] [-w MS] [-s MS] [-H MS] SERVER [CASE...]
+ *        hostile [-v] [-p PORT] [-w MS] -F SEED [-n COUNT] [-T SECONDS] SERVER
  *        hostile -D
  *   -s: how long a stall case waits for the server to close it
  *   -H: how long a flood case holds its connections open
+ *   -F: fuzz instead (see run_fuzz()): COUNT mutated messages (default
+ *       100000) or SECONDS, whichever ends first, from generator SEED
  *   -D: print the bytes nomsg-data-chunk writes to the file "p0-target"
  *       at the root of the server's NFSv4 export (which must exist and
  *       be writable by root), and exit
@@ -48,6 +51,8 @@
 
 #include "nfsrdma/wire.h"
 
+#include "fuzz.h"
+
 #define HOSTILE_BUF_SIZE	4096
 #define HOSTILE_RECV_DEPTH	32
 #define HOSTILE_SEND_DEPTH	64
@@ -57,6 +62,8 @@
 #define HOSTILE_FLOOD_CONNS	48
 /* Memory the server may RDMA Read from: Position-zero and data chunks. */
 #define HOSTILE_PULL_SIZE	65536
+/* Memory the server may RDMA Write to: the fuzzer's Write and Reply chunks. */
+#define HOSTILE_PUSH_SIZE	65536
 /* The data chunk of nomsg-data-chunk: odd, so its XDR pad is omitted. */
 #define HOSTILE_DATA_LEN	5001
 
@@ -82,9 +89,11 @@ struct conn {
 	struct ibv_mr *send_mr;
 	struct ibv_mr *recv_mr;
 	struct ibv_mr *pull_mr;
+	struct ibv_mr *push_mr;
 	uint8_t *send_buf;
 	uint8_t *recv_buf;
 	uint8_t *pull_buf;
+	uint8_t *push_buf;
 	unsigned int send_slot;
 	unsigned int sends_out;
 	bool closed;
@@ -250,6 +259,8 @@ static void conn_close(struct conn *c)
 		ibv_dereg_mr(c->recv_mr);
 	if (c->pull_mr)
 		ibv_dereg_mr(c->pull_mr);
+	if (c->push_mr)
+		ibv_dereg_mr(c->push_mr);
 	if (c->cq)
 		ibv_destroy_cq(c->cq);
 	if (c->pd)
@@ -261,6 +272,7 @@ static void conn_close(struct conn *c)
 	free(c->send_buf);
 	free(c->recv_buf);
 	free(c->pull_buf);
+	free(c->push_buf);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -307,7 +319,9 @@ static int conn_open(struct conn *c, const char *server, bool no_recvs)
 	c->send_buf = calloc(HOSTILE_SEND_DEPTH, HOSTILE_BUF_SIZE);
 	c->recv_buf = calloc(HOSTILE_RECV_DEPTH, HOSTILE_BUF_SIZE);
 	c->pull_buf = calloc(1, HOSTILE_PULL_SIZE);
-	if (!c->pd || !c->cq || !c->send_buf || !c->recv_buf || !c->pull_buf)
+	c->push_buf = calloc(1, HOSTILE_PUSH_SIZE);
+	if (!c->pd || !c->cq || !c->send_buf || !c->recv_buf || !c->pull_buf ||
+	    !c->push_buf)
 		goto fail;
 	c->send_mr = ibv_reg_mr(c->pd, c->send_buf,
 				HOSTILE_SEND_DEPTH * HOSTILE_BUF_SIZE,
@@ -317,7 +331,9 @@ static int conn_open(struct conn *c, const char *server, bool no_recvs)
 				IBV_ACCESS_LOCAL_WRITE);
 	c->pull_mr = ibv_reg_mr(c->pd, c->pull_buf, HOSTILE_PULL_SIZE,
 			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
-	if (!c->send_mr || !c->recv_mr || !c->pull_mr)
+	c->push_mr = ibv_reg_mr(c->pd, c->push_buf, HOSTILE_PUSH_SIZE,
+			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!c->send_mr || !c->recv_mr || !c->pull_mr || !c->push_mr)
 		goto fail;
 
 	qpa.send_cq = c->cq;
@@ -957,14 +973,355 @@ static int run_case(const char *server, const struct hcase *hc)
 	return ok ? 0 : 1;
 }
 
+/*
+ * ---- fuzz mode (-F SEED): make fuzz-live's server target ----------------
+ *
+ * Well-formed calls of every shape the server parses (inline, Position-zero
+ * Read chunk, data Read chunk, Write chunk, Reply chunk, a backchannel
+ * Reply), each mutated by fuzz.c, sent back to back on one connection;
+ * sometimes one twice, sometimes two swapped.  Every FUZZ_CHECK_EVERY
+ * messages a well-formed NULL call must be answered with an accepted
+ * SUCCESS reply: on the same connection, or, if the server closed it (as
+ * it may for a message it cannot trust), on a new one.  A NULL call left
+ * unanswered on a live connection, Sends the server stops taking, or a
+ * server that no longer accepts connections ends the run with the seed
+ * and the index of the message that replays it.
+ */
+#define FUZZ_CHECK_EVERY	16
+#define FUZZ_HISTORY		8
+#define FUZZ_SLOT		64	/* pull and push bytes per message */
+#define FUZZ_RECONNECT_MS	30000
+
+struct fuzz {
+	struct fuzz_rng rng;
+	uint64_t seed;
+	unsigned long sent, replies, checks, reconnects;
+	uint32_t xid;
+	uint32_t check_xid;
+	bool check_ok;
+	char history[FUZZ_HISTORY][160];
+};
+
+static unsigned long fuzz_count = 100000;
+static int fuzz_seconds;
+
+/* A NULL call in the pull region, for the chunks that point there. */
+static uint64_t fz_pull_null(struct msg *m, uint32_t xid)
+{
+	struct conn *c = m->conn;
+	size_t off = (xid % (HOSTILE_PULL_SIZE / FUZZ_SLOT)) * FUZZ_SLOT;
+	struct msg call = { .len = 0 };
+
+	put_null_call(&call, xid);
+	memcpy(c->pull_buf + off, call.buf, call.len);
+	return (uintptr_t)(c->pull_buf + off);
+}
+
+static uint64_t fz_push(struct msg *m, uint32_t xid)
+{
+	size_t off = (xid % (HOSTILE_PUSH_SIZE / 4096)) * 4096;
+
+	return (uintptr_t)(m->conn->push_buf + off);
+}
+
+static void fz_inline(struct msg *m, uint32_t xid)
+{
+	valid_null(m, xid);
+}
+
+static void fz_pos0(struct msg *m, uint32_t xid)
+{
+	put_fixed(m, xid, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_NOMSG);
+	put32(m, 1);
+	put32(m, 0);
+	put_seg(m, m->conn->pull_mr->rkey, 40, fz_pull_null(m, xid));
+	put32(m, 0);		/* end of the Read list */
+	put32(m, 0);		/* no Write list */
+	put32(m, 0);		/* no Reply chunk */
+}
+
+static void fz_data_read(struct msg *m, uint32_t xid)
+{
+	put_fixed(m, xid, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSG);
+	put32(m, 1);
+	put32(m, 40);
+	put_seg(m, m->conn->pull_mr->rkey, 40, fz_pull_null(m, xid));
+	put32(m, 0);
+	put32(m, 0);
+	put32(m, 0);
+	put_null_call(m, xid);
+}
+
+static void fz_write_chunk(struct msg *m, uint32_t xid)
+{
+	put_fixed(m, xid, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSG);
+	put32(m, 0);
+	put32(m, 1);
+	put32(m, 1);
+	put_seg(m, m->conn->push_mr->rkey, 4096, fz_push(m, xid));
+	put32(m, 0);
+	put32(m, 0);
+	put_null_call(m, xid);
+}
+
+static void fz_reply_chunk(struct msg *m, uint32_t xid)
+{
+	put_fixed(m, xid, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSG);
+	put32(m, 0);
+	put32(m, 0);
+	put32(m, 1);
+	put32(m, 1);
+	put_seg(m, m->conn->push_mr->rkey, 4096, fz_push(m, xid));
+	put_null_call(m, xid);
+}
+
+/* An RPC Reply, as a client answers a backchannel call: none was made. */
+static void fz_bc_reply(struct msg *m, uint32_t xid)
+{
+	put_fixed(m, xid, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSG);
+	put_empty_lists(m);
+	put32(m, xid);
+	put32(m, 1);		/* REPLY */
+	put32(m, 0);		/* MSG_ACCEPTED */
+	put32(m, 0);
+	put32(m, 0);
+	put32(m, 0);		/* SUCCESS */
+}
+
+static const struct {
+	const char *name;
+	void (*build)(struct msg *m, uint32_t xid);
+	size_t body;		/* bytes of RPC message after the header */
+} fz_templates[] = {
+	{ "inline", fz_inline, 40 },
+	{ "pos0", fz_pos0, 0 },
+	{ "data-read", fz_data_read, 40 },
+	{ "write-chunk", fz_write_chunk, 40 },
+	{ "reply-chunk", fz_reply_chunk, 40 },
+	{ "bc-reply", fz_bc_reply, 24 },
+};
+
+#define FZ_NR_TEMPLATES (sizeof(fz_templates) / sizeof(fz_templates[0]))
+
+/* An accepted SUCCESS reply to @xid, inline. */
+static bool fz_is_check_reply(const uint8_t *buf, size_t len, uint32_t xid)
+{
+	static struct nfsrdma_wire_hdr hdr;
+	uint32_t w[6];
+
+	if (nfsrdma_wire_decode(&hdr, buf, len) ||
+	    hdr.proc != NFSRDMA_WIRE_PROC_MSG || len - hdr.hdr_len < 24)
+		return false;
+	memcpy(w, buf + hdr.hdr_len, 24);
+	return ntohl(w[0]) == xid && ntohl(w[1]) == 1 && w[2] == 0 &&
+	       w[5] == 0;
+}
+
+/* Reap completions without waiting; a failed one means the QP is gone. */
+static void fz_reap(struct conn *c, struct fuzz *f)
+{
+	struct ibv_wc wc[16];
+	int n, i;
+
+	while (!c->closed && (n = ibv_poll_cq(c->cq, 16, wc)) > 0) {
+		for (i = 0; i < n; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				c->closed = true;
+				continue;
+			}
+			if (wc[i].wr_id == UINT64_MAX) {
+				c->sends_out--;
+				continue;
+			}
+			f->replies++;
+			if (fz_is_check_reply(c->recv_buf + wc[i].wr_id * HOSTILE_BUF_SIZE,
+					      wc[i].byte_len, f->check_xid))
+				f->check_ok = true;
+			if (post_recv(c, wc[i].wr_id))
+				c->closed = true;
+		}
+	}
+	cm_poll(c);
+}
+
+static void fz_fail(struct fuzz *f, const char *why)
+{
+	unsigned int i;
+
+	printf("fuzz-live: FAIL at message %lu: %s\n", f->sent, why);
+	printf("fuzz-live: replay with: hostile -F %llu -n %lu SERVER\n",
+	       (unsigned long long)f->seed, f->sent);
+	for (i = 0; i < FUZZ_HISTORY; i++) {
+		const char *h = f->history[(f->sent + i) % FUZZ_HISTORY];
+
+		if (h[0])
+			printf("fuzz-live:   %s\n", h);
+	}
+	fflush(stdout);
+}
+
+static int fz_reconnect(struct conn *c, const char *server, struct fuzz *f)
+{
+	long long deadline = now_ms() + FUZZ_RECONNECT_MS;
+
+	conn_close(c);
+	f->reconnects++;
+	while (conn_open(c, server, false)) {
+		if (now_ms() > deadline) {
+			fz_fail(f, "the server accepts no new connection");
+			return -1;
+		}
+		usleep(200000);
+	}
+	return 0;
+}
+
+/* Post one Send once the send queue has room; -1 if the server stalls it. */
+static int fz_send(struct conn *c, struct fuzz *f, const void *buf, size_t len)
+{
+	long long deadline = now_ms() + wait_ms;
+
+	while (c->sends_out >= HOSTILE_SEND_DEPTH - 1 && !c->closed) {
+		fz_reap(c, f);
+		if (now_ms() > deadline) {
+			fz_fail(f, "the server stopped taking our Sends");
+			return -1;
+		}
+		usleep(100);
+	}
+	if (c->closed || send_raw(c, buf, len))
+		c->closed = true;
+	return 0;
+}
+
+/* A well-formed NULL call must be answered, on a new connection if need be. */
+static int fz_check(struct conn *c, const char *server, struct fuzz *f)
+{
+	static struct msg m;
+	unsigned int attempt;
+	long long deadline;
+
+	for (attempt = 0; attempt < 3; attempt++) {
+		if (c->closed && fz_reconnect(c, server, f))
+			return -1;
+		memset(&m, 0, sizeof(m));
+		m.conn = c;
+		/* Far from every mutated message's XID, nudged or not. */
+		f->check_xid = f->xid++ ^ 0x80000000;
+		f->check_ok = false;
+		valid_null(&m, f->check_xid);
+		if (fz_send(c, f, m.buf, m.len))
+			return -1;
+		deadline = now_ms() + wait_ms;
+		while (!f->check_ok && !c->closed && now_ms() < deadline) {
+			fz_reap(c, f);
+			if (!f->check_ok)
+				usleep(200);
+		}
+		if (f->check_ok) {
+			f->checks++;
+			return 0;
+		}
+		if (!c->closed) {
+			fz_fail(f, "no reply to a well-formed NULL call on a live connection");
+			return -1;
+		}
+	}
+	fz_fail(f, "the connection closed under three well-formed NULL calls in a row");
+	return -1;
+}
+
+static int run_fuzz(const char *server, uint64_t seed)
+{
+	static struct msg m, held;
+	struct fuzz f = { .rng = { seed }, .seed = seed };
+	long long start = now_ms(), end = start + fuzz_seconds * 1000LL;
+	struct conn c;
+	bool holding = false;
+	double secs;
+	int rc = 0;
+
+	f.xid = (uint32_t)fuzz_rand(&f.rng);
+	if (conn_open(&c, server, false))
+		return 2;
+	while (f.sent < fuzz_count && (!fuzz_seconds || now_ms() < end)) {
+		unsigned int t = fuzz_below(&f.rng, FZ_NR_TEMPLATES);
+		char *h = f.history[f.sent % FUZZ_HISTORY];
+		uint32_t xid = f.xid++;
+		size_t hlen;
+		int n;
+
+		if (c.closed && fz_reconnect(&c, server, &f)) {
+			rc = 1;
+			break;
+		}
+		memset(&m, 0, sizeof(m));
+		m.conn = &c;
+		fz_templates[t].build(&m, xid);
+		hlen = m.len - fz_templates[t].body;
+		n = snprintf(h, sizeof(f.history[0]), "#%lu %s xid %08x:",
+			     f.sent, fz_templates[t].name, xid);
+		m.len = fuzz_mutate(&f.rng, m.buf, m.len, sizeof(m.buf),
+				    hlen + 8, h + n, sizeof(f.history[0]) - n);
+		if (verbose)
+			fprintf(stderr, "%s\n", h);
+		f.sent++;
+		/* Now and then one twice, or two the other way round. */
+		if (!fuzz_below(&f.rng, 32)) {
+			if (fz_send(&c, &f, m.buf, m.len)) {
+				rc = 1;
+				break;
+			}
+		}
+		if (!holding && !fuzz_below(&f.rng, 32)) {
+			held = m;
+			holding = true;
+		} else {
+			if (fz_send(&c, &f, m.buf, m.len) ||
+			    (holding && fz_send(&c, &f, held.buf, held.len))) {
+				rc = 1;
+				break;
+			}
+			holding = false;
+		}
+		fz_reap(&c, &f);
+		if (f.sent % FUZZ_CHECK_EVERY == 0 && fz_check(&c, server, &f)) {
+			rc = 1;
+			break;
+		}
+	}
+	if (!rc && fz_check(&c, server, &f))
+		rc = 1;
+	secs = (now_ms() - start) / 1000.0;
+	printf("fuzz-live: svcrdma: %lu mutated messages in %.1f s (%.0f/s); %lu replies, %lu NULL checks answered, %lu reconnects; seed %llu: %s\n",
+	       f.sent, secs, secs > 0 ? f.sent / secs : 0.0, f.replies,
+	       f.checks, f.reconnects, (unsigned long long)seed,
+	       rc ? "FAILED" : "ok");
+	fflush(stdout);
+	conn_close(&c);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	int opt, failed = 0, ran = 0, rc;
+	bool fuzz = false;
+	uint64_t seed = 0;
 	const char *server;
 	size_t i;
 
-	while ((opt = getopt(argc, argv, "vp:w:s:H:D")) != -1) {
+	while ((opt = getopt(argc, argv, "vp:w:s:H:DF:n:T:")) != -1) {
 		switch (opt) {
+		case 'F':
+			fuzz = true;
+			seed = strtoull(optarg, NULL, 10);
+			break;
+		case 'n':
+			fuzz_count = strtoul(optarg, NULL, 10);
+			break;
+		case 'T':
+			fuzz_seconds = atoi(optarg);
+			break;
 		case 'D':
 			/* What nomsg-data-chunk writes to p0-target. */
 			for (i = 0; i < HOSTILE_DATA_LEN; i++)
@@ -992,6 +1349,8 @@ int main(int argc, char **argv)
 	if (optind >= argc)
 		goto usage;
 	server = argv[optind++];
+	if (fuzz)
+		return run_fuzz(server, seed);
 	next_xid ^= (uint32_t)getpid() << 8;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -1014,6 +1373,7 @@ int main(int argc, char **argv)
 
 usage:
 	fprintf(stderr, "usage: hostile [-v] [-p PORT] [-w MS] [-s MS] [-H MS] SERVER [CASE...]\n"
+		"       hostile [-v] [-p PORT] [-w MS] -F SEED [-n COUNT] [-T SECONDS] SERVER\n"
 		"       hostile -D\n");
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		fprintf(stderr, "  %-18s %s%s\n", cases[i].name, cases[i].what,

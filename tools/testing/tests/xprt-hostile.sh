@@ -48,6 +48,16 @@
 # data): the server logs each as a VIOLATION, and every case checks its
 # log.
 #
+# The bc- cases answer an "m" call honestly and then send backward-
+# direction Calls of the server's own (RFC 8167; CB_NULL to the client's
+# callback program): one offering a Read chunk, one whose RPC XID is not
+# its header's, one 4 KiB longer than the client's receive buffer, 64 back
+# to back (the client has 4 backchannel slots), and one plain.  The
+# server keeps the client's Replies to them from knfsd, logs each
+# ("answered"), and logs a VIOLATION for a Reply to a Call the client
+# should have dropped.  After a malformed Call a good one follows, whose
+# answer shows the backchannel still works.
+#
 # Outcome "zeroed": the syscall succeeded and returned as many bytes as
 # expected, each either the right byte or zero, and not all right: the
 # server claimed bytes it never wrote, and the client must hand up zeros
@@ -60,8 +70,10 @@
 # marked "log" must also make the client log a line naming the server:
 # there the syscall's outcome cannot tell a rejected reply from one that
 # was taken at face value.  "log:WORD" asks for a line naming the server
-# that says WORD (inv-other: another failure's line names it too).  The
-# harness fails the test on any oops, WARN, BUG or KASAN report.
+# that says WORD (inv-other: another failure's line names it too);
+# "srv:WORD" a line of the server's, within 10 s, that says WORD.  A case
+# may list several, comma-separated.  The harness fails the test on any
+# oops, WARN, BUG or KASAN report.
 TIMEOUT=1200
 # Debian's kernels zero every page and slab object they hand out
 # (INIT_ON_ALLOC_DEFAULT_ON), which would hand up zeros for bytes a
@@ -113,6 +125,11 @@ security-review-overclaim-write w zeroed|EIO
 security-review-starve    k exited log
 security-review-early-reply e ok|EIO
 dropin-write-pad          p ok
+bc-chunks                 m ok log:dropped,srv:answered
+bc-forged-xid             m ok log:dropped,srv:answered
+bc-oversized              m ok log
+bc-flood                  m ok srv:answered
+bc-null                   m ok srv:answered
 cm-reject                 m ok log
 cm-reject-pdata           m ok log
 pdata-absent              m ok
@@ -380,9 +397,48 @@ hs_usable() {
 	rm -f "$f.link"
 }
 
+# hs_must NAME MUSTS SRVLINES: the case's comma-separated musts, checked
+# against the client's log since the case began (/tmp/hs.dmesg) and the
+# server's log after its first SRVLINES lines.
+hs_must() {
+	local name=$1 srvlines=$3 m rc=0 i
+	local -a musts
+	IFS=, read -ra musts <<<"$2"
+	for m in "${musts[@]}"; do
+		case $m in
+		log)
+			grep -q "xprtrdma: .*${SERVER_ADDR//./\\.}" /tmp/hs.dmesg && continue
+			fail "$name: the client logged no line naming $SERVER_ADDR: the reply was taken at face value"
+			;;
+		log:*)
+			# A line naming the server must also say WORD.
+			grep -q "xprtrdma: .*${SERVER_ADDR//./\\.}.*${m#log:}" /tmp/hs.dmesg && continue
+			fail "$name: the client logged no line naming $SERVER_ADDR that says '${m#log:}'"
+			;;
+		srv:*)
+			# The server must log a line saying WORD, within 10 s.
+			for ((i = 0; i < 20; i++)); do
+				tail -n +"$((srvlines + 1))" "$HS_CTL/hostile-server.log" |
+					grep -q -- "${m#srv:}" && break
+				sleep 0.5
+			done
+			((i < 20)) && continue
+			fail "$name: the server logged no line that says '${m#srv:}'"
+			;;
+		*)
+			fail "$name: unknown check '$m'"
+			;;
+		esac
+		rc=1
+	done
+	return $rc
+}
+
 hs_case() {
 	local name=$1 sel=$2 allowed=$3 must=$4 rc t0 t1 secs got lines violations
+	local srvlines
 	violations=$(grep -c VIOLATION "$HS_CTL/hostile-server.log")
+	srvlines=$(wc -l <"$HS_CTL/hostile-server.log")
 	rm -f "$HS_CTL/hs.armed.$name" "$HS_CTL/hs.fired.$name"
 	lines=$(dmesg | wc -l)
 	: >"$HS_CTL/hs.cue.$name"
@@ -452,16 +508,7 @@ open(sys.argv[2], "wb").write(bytes(mv[100:100 + got]))' \
 		fail "$name: the readers beside it: $(cat /tmp/hs.readers)"
 		rc=1
 	fi
-	if [ "$must" = log ] && ! grep -q "xprtrdma: .*${SERVER_ADDR//./\\.}" /tmp/hs.dmesg; then
-		fail "$name: the client logged no line naming $SERVER_ADDR: the reply was taken at face value"
-		rc=1
-	fi
-	# log:WORD: a line naming the server must also say WORD.
-	if [[ $must == log:* ]] &&
-		! grep -q "xprtrdma: .*${SERVER_ADDR//./\\.}.*${must#log:}" /tmp/hs.dmesg; then
-		fail "$name: the client logged no line naming $SERVER_ADDR that says '${must#log:}'"
-		rc=1
-	fi
+	hs_must "$name" "$must" "$srvlines" || rc=1
 	if ! hs_wait "$HS_CTL/hs.fired.$name" 5; then
 		: >"$HS_CTL/hs.cue.none"
 		fail "$name never fired: no call matched its selector"
