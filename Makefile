@@ -17,7 +17,7 @@ MODULES := wire/nfsrdma_wire.ko xprtrdma/xprtrdma.ko svcrdma/svcrdma.ko
 
 .PHONY: all module modules lint install uninstall dkms-install dist deb setup check \
 	check-full setup-kernels check-kernels \
-	bench demo debug-kernel clean help
+	bench demo fuzz-live debug-kernel clean help
 
 all: module
 
@@ -36,6 +36,8 @@ help:
 	@echo "                   and 6.1-rt kernels (installs them first)"
 	@echo "make demo          two VMs on our modules: RDMA mount, copy, checksum, mountstats,"
 	@echo "                   server counters; about 2 min (DEMO_TRANSPORT=intree: the in-tree)"
+	@echo "make fuzz-live     the live mutation fuzzer, our server then our client, debug"
+	@echo "                   kernel: FUZZ_LIVE_SECONDS (600), FUZZ_LIVE_SEED (random, printed)"
 	@echo "make bench         fio and perftest in two VMs against the in-tree, TCP and bare"
 	@echo "                   rxe, results/bench/; about 35 min"
 	@echo "make debug-kernel  build the debug-tier kernel once (20-35 min), then find it cached"
@@ -128,6 +130,11 @@ bench:
 demo:
 	@scripts/setup.sh
 	@KVER=$(KVER) tools/testing/make-demo.sh
+
+# The live mutation fuzzer for FUZZ_LIVE_SECONDS from FUZZ_LIVE_SEED (see the script).
+fuzz-live:
+	@scripts/setup.sh
+	@KVER=$(KVER) tools/testing/make-fuzz-live.sh
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean

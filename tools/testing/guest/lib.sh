@@ -400,6 +400,45 @@ nfs_umount() {
 	umount "$MNT" || fail "umount $MNT failed"
 }
 
+now_ms() {
+	date +%s%3N
+}
+
+# honest_rounds DIR LOG: write HONEST_SIZE random bytes (256 KiB unless the
+# test says), re-read them with O_DIRECT (so the server answers every time)
+# and compare, logging each verified round's end time in ms, until
+# /tmp/honest.stop appears.  For tests that attack a server while an
+# honest client uses it.
+honest_rounds() {
+	local dir=$1 log=$2 i sum
+	mkdir -p "$dir" || return 1
+	: >"$log"
+	for ((i = 0; ; i++)); do
+		[ -e /tmp/honest.stop ] && return 0
+		head -c "${HONEST_SIZE:-262144}" /dev/urandom >/tmp/honest.bin
+		sum=$(sha256sum </tmp/honest.bin)
+		dd if=/tmp/honest.bin of="$dir/f$((i % 4))" bs=65536 oflag=direct \
+			status=none || return 1
+		[ "$(dd if="$dir/f$((i % 4))" bs=65536 iflag=direct status=none |
+			sha256sum)" = "$sum" ] || { log "round $i: data differs"; return 1; }
+		now_ms >>"$log"
+	done
+}
+
+# splat_count: lines of this guest's kernel log, since the current test
+# began (in a boot that several tests share), that the harness counts as
+# a splat (VM_SPLAT, the one definition, in tools/testing/lib/vm.sh).
+splat_count() {
+	local re since=0
+	re=$(sed -n "s/^VM_SPLAT='\(.*\)'\$/\1/p" "$REPO/tools/testing/lib/vm.sh")
+	[ -n "$re" ] || { fail "cannot read VM_SPLAT" >&2; echo 1; return 1; }
+	[ -s /run/nfsrdma/tests-begun ] &&
+		since=$(tail -n 1 /run/nfsrdma/tests-begun | cut -d' ' -f1)
+	dmesg | grep -E "$re" |
+		awk -v s="$since" '{ t = $0; sub(/^\[ */, "", t); sub(/\].*/, "", t) }
+			t + 0 >= s + 0 { n++ } END { print n + 0 }'
+}
+
 # Files that straddle every boundary the transport cares about: empty, one
 # byte, one short of a page, a page, one past 1 MiB, and a long stream
 # (64 MiB; make check's debug-kernel line, where KASAN makes every copy

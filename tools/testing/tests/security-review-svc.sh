@@ -37,29 +37,6 @@ CONN_MEM_BOUND=$((1024 * 1024))
 . "$(dirname "${BASH_SOURCE[0]}")/svcrdma-stats.inc"
 IDLE=/tmp/svcrdma.idle
 
-now_ms() {
-	date +%s%3N
-}
-
-# honest_rounds DIR LOG: write, re-read with O_DIRECT (so the server
-# answers every time) and compare, logging each verified round's end time
-# in ms, until /tmp/honest.stop appears.
-honest_rounds() {
-	local dir=$1 log=$2 i sum
-	mkdir -p "$dir" || return 1
-	: >"$log"
-	for ((i = 0; ; i++)); do
-		[ -e /tmp/honest.stop ] && return 0
-		head -c "$HONEST_SIZE" /dev/urandom >/tmp/honest.bin
-		sum=$(sha256sum </tmp/honest.bin)
-		dd if=/tmp/honest.bin of="$dir/f$((i % 4))" bs=65536 oflag=direct \
-			status=none || return 1
-		[ "$(dd if="$dir/f$((i % 4))" bs=65536 iflag=direct status=none |
-			sha256sum)" = "$sum" ] || { log "round $i: data differs"; return 1; }
-		now_ms >>"$log"
-	done
-}
-
 # rounds_between LOG FROM TO: verified rounds that ended in (FROM, TO).
 rounds_between() {
 	awk -v a="$2" -v b="$3" '$1 > a && $1 < b' "$1" | wc -l
