@@ -441,8 +441,8 @@ splat_count() {
 
 # Files that straddle every boundary the transport cares about: empty, one
 # byte, one short of a page, a page, one past 1 MiB, and a long stream
-# (64 MiB; make check's debug-kernel line, where KASAN makes every copy
-# slow, sets STREAM_BYTES=16777216: still 64 full Read and Write chunks).
+# (64 MiB; the debug-kernel lines of check-full, where KASAN makes every copy
+# slow, set STREAM_BYTES=16777216: still 64 full Read and Write chunks).
 FILE_SIZES="0 1 4095 4096 1048577 ${STREAM_BYTES:-67108864}"
 
 make_files() {
