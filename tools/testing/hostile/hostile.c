@@ -3,7 +3,13 @@
  * hostile: a deliberately misbehaving RPC-over-RDMA Version 1 requester.
  *
  * Each case opens a fresh connection to an NFS/RDMA server, sends one
- * crafted message (or a burst), and classifies what the server did:
+ * crafted message (or a burst), and classifies what the server did.  Some
+ * cases craft the connection instead: RFC 8797 private data missing,
+ * malformed or at its extremes (pdata.c), a call sent twice with one XID,
+ * a call whose connection is dropped at once and which then comes again
+ * on a new one, or a Send longer than any receive a server may post.
+ * Every reply must also fit the receive size our private data promised
+ * (1 KiB when it was not valid).  The outcomes:
  *
  *   reply      an ordinary RPC reply to our call
  *   err_vers   RDMA_ERROR / ERR_VERS
@@ -52,6 +58,7 @@
 #include "nfsrdma/wire.h"
 
 #include "fuzz.h"
+#include "pdata.h"
 
 #define HOSTILE_BUF_SIZE	4096
 #define HOSTILE_RECV_DEPTH	32
@@ -96,6 +103,7 @@ struct conn {
 	uint8_t *push_buf;
 	unsigned int send_slot;
 	unsigned int sends_out;
+	unsigned int adv_recv;	/* the receive size our private data promised */
 	bool closed;
 };
 
@@ -277,19 +285,17 @@ static void conn_close(struct conn *c)
 }
 
 /*
- * Connect with RFC 8797 private data, as an honest Linux client would,
- * asking (as Linux clients do) for unlimited RNR retries.  With
- * @no_recvs nothing is posted to the receive queue: every reply the
- * server sends is then refused with RNR NAKs, for ever.
+ * Connect with private data of kind @pdata (honest: RFC 8797 data, as a
+ * Linux client sends), asking (as Linux clients do) for unlimited RNR
+ * retries.  With @no_recvs nothing is posted to the receive queue: every
+ * reply the server sends is then refused with RNR NAKs, for ever.
  */
-static int conn_open(struct conn *c, const char *server, bool no_recvs)
+static int conn_open(struct conn *c, const char *server, bool no_recvs,
+		     enum hostile_pdata pdata)
 {
-	struct nfsrdma_wire_cm_pdata pd = {
-		.send_size = HOSTILE_BUF_SIZE,
-		.recv_size = HOSTILE_BUF_SIZE,
-		.remote_inv = false,
-	};
-	uint8_t pdata[NFSRDMA_WIRE_CM_PDATA_SIZE];
+	struct nfsrdma_wire_cm_pdata said;
+	uint8_t pd[NFSRDMA_WIRE_CM_PDATA_SIZE];
+	int pdlen;
 	struct ibv_qp_init_attr qpa = { 0 };
 	struct rdma_conn_param cp = { 0 };
 	struct addrinfo *ai, hints = { .ai_socktype = SOCK_STREAM };
@@ -349,10 +355,14 @@ static int conn_open(struct conn *c, const char *server, bool no_recvs)
 		if (post_recv(c, i))
 			goto fail;
 
-	if (nfsrdma_wire_encode_cm_pdata(pdata, sizeof(pdata), &pd) < 0)
+	pdlen = hostile_pdata_build(pdata, HOSTILE_BUF_SIZE, pd);
+	if (pdlen < 0)
 		goto fail;
-	cp.private_data = pdata;
-	cp.private_data_len = sizeof(pdata);
+	/* What the server may send us is what the codec reads in it. */
+	nfsrdma_wire_decode_cm_pdata(&said, pd, pdlen);
+	c->adv_recv = said.recv_size;
+	cp.private_data = pdlen ? pd : NULL;
+	cp.private_data_len = pdlen;
 	cp.responder_resources = 1;
 	cp.initiator_depth = 1;
 	cp.retry_count = 7;
@@ -415,32 +425,51 @@ static int classify(const uint8_t *buf, size_t len, uint32_t xid,
 }
 
 /*
- * Send @len bytes (zero is allowed: a zero-length Send is legal verbs).
- * Completions for earlier sends are reaped by wait_outcome().
+ * Send @len bytes followed by zeros up to @total (zero is allowed: a
+ * zero-length Send is legal verbs).  A Send longer than one slot takes
+ * that many consecutive slots.  Completions for earlier sends are reaped
+ * by wait_outcome().
  */
-static int send_raw(struct conn *c, const void *buf, size_t len)
+static int send_padded(struct conn *c, const void *buf, size_t len,
+		       size_t total)
 {
-	unsigned int slot = c->send_slot++ % HOSTILE_SEND_DEPTH;
-	uint8_t *dst = c->send_buf + slot * HOSTILE_BUF_SIZE;
+	unsigned int n = total > HOSTILE_BUF_SIZE ?
+		(total + HOSTILE_BUF_SIZE - 1) / HOSTILE_BUF_SIZE : 1;
+	unsigned int slot = c->send_slot % HOSTILE_SEND_DEPTH;
+	uint8_t *dst;
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)dst,
-		.length = len,
+		.length = total,
 		.lkey = c->send_mr->lkey,
 	};
 	struct ibv_send_wr wr = {
 		.wr_id = UINT64_MAX,
 		.sg_list = &sge,
-		.num_sge = len ? 1 : 0,
+		.num_sge = total ? 1 : 0,
 		.opcode = IBV_WR_SEND,
 		.send_flags = IBV_SEND_SIGNALED,
 	};
 	struct ibv_send_wr *bad;
 
+	if (n > HOSTILE_SEND_DEPTH || len > total)
+		return -1;
+	if (slot + n > HOSTILE_SEND_DEPTH) {
+		c->send_slot += HOSTILE_SEND_DEPTH - slot;
+		slot = 0;
+	}
+	c->send_slot += n;
+	dst = c->send_buf + slot * HOSTILE_BUF_SIZE;
+	sge.addr = (uintptr_t)dst;
 	memcpy(dst, buf, len);
+	memset(dst + len, 0, total - len);
 	if (ibv_post_send(c->id->qp, &wr, &bad))
 		return -1;
 	c->sends_out++;
 	return 0;
+}
+
+static int send_raw(struct conn *c, const void *buf, size_t len)
+{
+	return send_padded(c, buf, len, len);
 }
 
 /*
@@ -470,6 +499,12 @@ static int wait_outcome(struct conn *c, uint32_t xid, unsigned int want,
 				c->sends_out--;
 				continue;
 			}
+			if (wc[i].byte_len > c->adv_recv) {
+				/* The server sent more than we said we take. */
+				fprintf(stderr, "hostile:   a %u-byte message; our private data allowed %u\n",
+					wc[i].byte_len, c->adv_recv);
+				seen |= OUT_OTHER;
+			}
 			seen |= classify(c->recv_buf + wc[i].wr_id * HOSTILE_BUF_SIZE,
 					 wc[i].byte_len, xid, check);
 			(*replies)++;
@@ -489,6 +524,35 @@ static int wait_outcome(struct conn *c, uint32_t xid, unsigned int want,
 	return seen;
 }
 
+/*
+ * Wait (up to wait_ms) for the completion of the one Send outstanding;
+ * true if it succeeded.  A reply that comes meanwhile is discarded: the
+ * caller closes the connection next.
+ */
+static bool send_acked(struct conn *c)
+{
+	long long deadline = now_ms() + wait_ms;
+	struct ibv_wc wc;
+	int n;
+
+	while (now_ms() < deadline) {
+		n = ibv_poll_cq(c->cq, 1, &wc);
+		if (n < 0)
+			return false;
+		if (!n) {
+			usleep(1000);
+			continue;
+		}
+		if (wc.wr_id == UINT64_MAX) {
+			c->sends_out--;
+			return wc.status == IBV_WC_SUCCESS;
+		}
+		if (wc.status != IBV_WC_SUCCESS)
+			return false;
+	}
+	return false;
+}
+
 /* Case builders: each fills @m and says which outcomes are acceptable. */
 struct hcase {
 	const char *name;
@@ -499,6 +563,10 @@ struct hcase {
 	bool stall;		/* no receives; on request only */
 	unsigned int conns;	/* a flood of connections; on request only */
 	reply_check_t check;	/* what a reply must say, if anything */
+	enum hostile_pdata pdata;	/* the private data we connect with */
+	bool same_xid;		/* a burst repeats one call, XID and all */
+	bool reconnect;		/* sent, connection dropped, sent again */
+	size_t send_len;	/* zeros pad each Send to this length */
 };
 
 #define BAD	(OUT_ERR_CHUNK | OUT_CLOSED)
@@ -852,6 +920,27 @@ static const struct hcase cases[] = {
 	  c_null, HOSTILE_FLOOD, true },
 	{ "conn-flood", "48 connections held open, one NULL call on each",
 	  OUT_REPLY, c_null, 0, false, HOSTILE_FLOOD_CONNS },
+	{ "dup-call", "one NULL call twice, XID and all", OUT_REPLY, c_null, 2,
+	  .same_xid = true },
+	{ "dup-write", "one RDMA_NOMSG WRITE twice, XID and all", OUT_REPLY,
+	  c_nomsg_data_chunk, 2, .same_xid = true, .check = compound_ok },
+	{ "reconnect-write", "a WRITE, the connection dropped, it again on a new one",
+	  OUT_REPLY, c_nomsg_data_chunk, .reconnect = true, .check = compound_ok },
+	{ "pdata-absent", "no private data, then a NULL call", OUT_REPLY, c_null,
+	  .pdata = PDATA_ABSENT },
+	{ "pdata-short", "4 bytes of private data, then a NULL call", OUT_REPLY,
+	  c_null, .pdata = PDATA_SHORT },
+	{ "pdata-foreign", "another format's 8 bytes claiming 256 KiB", OUT_REPLY,
+	  c_null, .pdata = PDATA_FOREIGN },
+	{ "pdata-version", "RFC 8797 version 2 claiming 256 KiB", OUT_REPLY,
+	  c_null, .pdata = PDATA_VERSION },
+	{ "pdata-huge", "RFC 8797 claiming 256 KiB each way", OUT_REPLY, c_null,
+	  .pdata = PDATA_HUGE },
+	{ "pdata-small", "RFC 8797 claiming 1 KiB each way", OUT_REPLY, c_null,
+	  .pdata = PDATA_SMALL },
+	{ "send-oversized", "a 68 KiB Send after claiming 256 KiB", OUT_CLOSED,
+	  c_null, .pdata = PDATA_HUGE, .send_len = 68 * 1024 },
+	{ "null-last", "a well-formed NULL call after those", OUT_REPLY, c_null },
 };
 
 static void describe(char *out, size_t size, int set)
@@ -883,7 +972,7 @@ static int run_flood(const char *server, const struct hcase *hc)
 	for (i = 0; i < hc->conns; i++) {
 		uint32_t xid = next_xid++;
 
-		if (conn_open(&cs[i], server, false))
+		if (conn_open(&cs[i], server, false, PDATA_HONEST))
 			break;
 		opened++;
 		memset(&m, 0, sizeof(m));
@@ -926,14 +1015,37 @@ static int run_case(const char *server, const struct hcase *hc)
 
 	if (hc->conns)
 		return run_flood(server, hc);
-	if (conn_open(&c, server, hc->stall))
+	if (conn_open(&c, server, hc->stall, hc->pdata))
 		return -1;
+	if (hc->reconnect) {
+		/*
+		 * The call goes out and its connection goes away as soon as
+		 * the server has it (the Send completed: RC acknowledged
+		 * it), while the server may still be pulling its chunks:
+		 * the same call then comes again on a new connection, as a
+		 * client retransmits after a reconnect.
+		 */
+		memset(&m, 0, sizeof(m));
+		m.conn = &c;
+		hc->build(&m, xid);
+		if (send_raw(&c, m.buf, m.len) || !send_acked(&c)) {
+			printf("FAIL %-18s %-40s the first copy never reached the server\n",
+			       hc->name, hc->what);
+			conn_close(&c);
+			return 1;
+		}
+		conn_close(&c);
+		if (conn_open(&c, server, false, hc->pdata))
+			return -1;
+	}
 	start = now_ms();
 	for (i = 0; i < n; i++) {
 		memset(&m, 0, sizeof(m));
 		m.conn = &c;
-		hc->build(&m, next_xid++);
-		if (send_raw(&c, m.buf, m.len)) {
+		hc->build(&m, hc->same_xid ? xid : next_xid);
+		next_xid++;
+		if (send_padded(&c, m.buf, m.len,
+				hc->send_len > m.len ? hc->send_len : m.len)) {
 			c.closed = true;
 			break;
 		}
@@ -955,8 +1067,21 @@ static int run_case(const char *server, const struct hcase *hc)
 				c.closed = true;
 		}
 	}
-	seen = wait_outcome(&c, xid, n, &replies, hc->stall ? stall_ms : wait_ms,
-			    hc->check);
+	/*
+	 * A repeated call needs only one answer: the server may drop the
+	 * copy as a retransmission of a call it is still executing.  But
+	 * the copy must not cost the connection: a second look, a second
+	 * long, sees a close or an error that follows the first answer.
+	 */
+	seen = wait_outcome(&c, xid, hc->same_xid ? 1 : n, &replies,
+			    hc->stall ? stall_ms : wait_ms, hc->check);
+	if (hc->same_xid && !c.closed) {
+		unsigned int more;
+
+		seen |= wait_outcome(&c, xid, 1, &more, 1000, hc->check) &
+			~OUT_SILENT;
+		replies += more;
+	}
 	/* A flood passes only if nothing but replies or a close came back. */
 	ok = (seen & ~hc->allowed) == 0;
 	describe(got, sizeof(got), seen);
@@ -1166,7 +1291,7 @@ static int fz_reconnect(struct conn *c, const char *server, struct fuzz *f)
 
 	conn_close(c);
 	f->reconnects++;
-	while (conn_open(c, server, false)) {
+	while (conn_open(c, server, false, PDATA_HONEST)) {
 		if (now_ms() > deadline) {
 			fz_fail(f, "the server accepts no new connection");
 			return -1;
@@ -1242,7 +1367,7 @@ static int run_fuzz(const char *server, uint64_t seed)
 	int rc = 0;
 
 	f.xid = (uint32_t)fuzz_rand(&f.rng);
-	if (conn_open(&c, server, false))
+	if (conn_open(&c, server, false, PDATA_HONEST))
 		return 2;
 	while (f.sent < fuzz_count && (!fuzz_seconds || now_ms() < end)) {
 		unsigned int t = fuzz_below(&f.rng, FZ_NR_TEMPLATES);
