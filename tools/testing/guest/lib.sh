@@ -5,7 +5,8 @@
 # Environment from /results/env: TEST (one test, or several joined by "+"
 # that share this boot), TOPOLOGY (1vm|2vm), REPO, KVER, KERNEL
 # (debian|debug), FABRIC (rxe|siw), CLIENT_TRANSPORT and SERVER_TRANSPORT
-# (intree|ours), NFS_PORT.  stage2.sh sets CUR_TEST to the test running now
+# (intree|ours), NFS_PORT, TIME_SCALE (what the harness multiplied the
+# test's TIMEOUT by for this kernel).  stage2.sh sets CUR_TEST to the test running now
 # when the boot is shared: its rendezvous names and subtest names are then
 # its own, so one test's "client-done" never releases the next test's
 # server.
@@ -76,7 +77,10 @@ signalled() {
 
 await() {
 	local i
-	for ((i = 0; i < ${2:-600}; i++)); do
+	# The harness stretches a test's own timeout on slow kernels (the
+	# debug kernel's KASAN and lockdep); a wait for the peer stretches
+	# with it, or it would give up while the peer is still on time.
+	for ((i = 0; i < ${2:-600} * ${TIME_SCALE:-1}; i++)); do
 		signalled "$1" && return 0
 		if signalled abort; then
 			fail "peer aborted while waiting for $1"
@@ -260,6 +264,19 @@ debug_prepare() {
 	for m in xprtrdma svcrdma nfsrdma_wire; do
 		echo "install $m /sbin/modprobe --ignore-install $m \$CMDLINE_OPTS && /bin/bash $REPO/tools/testing/guest/kmemleak.sh record"
 	done >/etc/modprobe.d/nfsrdma-kmemleak.conf
+}
+
+# fabric_counters: the RDMA devices' own counters that moved during the
+# boot (retries, sequence errors, RNR NAKs), for reading a slow or
+# stalled run; a diagnostic only, it never fails.
+fabric_counters() {
+	local f v
+	for f in /sys/class/infiniband/*/ports/*/hw_counters/*; do
+		[ -r "$f" ] || continue
+		v=$(cat "$f" 2>/dev/null) || continue
+		[ "$v" != 0 ] && log "fabric: ${f#/sys/class/infiniband/} $v"
+	done
+	return 0
 }
 
 # leak_check: on the debug kernel, after the teardown: no unreferenced

@@ -69,5 +69,6 @@ case "$TEST" in
 	guest_teardown || rc=1
 	;;
 esac
+fabric_counters
 leak_check || rc=1
 exit_guest "$rc"

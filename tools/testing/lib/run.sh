@@ -279,7 +279,7 @@ run_instance() {
 			# An environment variable of the test's own: never one
 			# the harness sets itself.
 			case "${w%%=*}" in
-			TEST | TOPOLOGY | REPO | KVER | KERNEL | FABRIC | CLIENT_TRANSPORT | SERVER_TRANSPORT) ;;
+			TEST | TOPOLOGY | REPO | KVER | KERNEL | FABRIC | CLIENT_TRANSPORT | SERVER_TRANSPORT | TIME_SCALE) ;;
 			*)
 				if [[ ${w%%=*} =~ ^[A-Z_][A-Z0-9_]*$ ]]; then
 					settings+=("$w")
@@ -359,6 +359,7 @@ run_instance() {
 		FABRIC=$fabric
 		CLIENT_TRANSPORT=$client
 		SERVER_TRANSPORT=$server
+		TIME_SCALE=$VM_TIME_SCALE
 	EOT
 	for w in "${settings[@]}"; do
 		printf '%s=%q\n' "${w%%=*}" "${w#*=}" >>"$rundir/env"
