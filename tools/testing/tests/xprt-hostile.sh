@@ -17,6 +17,8 @@
 #   w  cat of an uncached 128 KiB file (a READ offering a Write chunk)
 #   r  ls of a 300-entry directory (a READDIR offering a Reply chunk)
 #   f  as m, but only a call that offered a Reply chunk (NFSv4 OPEN)
+#   s  as m, on an NFSv3 mount of its own with timeo=50 (5 s), made for
+#      the case and unmounted after it (NFSv4.0 if the cases run on v3)
 #   n  a small file written with fsync, its data holding the marker: an
 #      inline WRITE, which offers no Write or Reply chunk
 #   e  as f, while 8 readers loop over uncached 128 KiB files, so that
@@ -48,6 +50,14 @@
 # data): the server logs each as a VIOLATION, and every case checks its
 # log.
 #
+# silent drops the connection like them and accepts the next, on which
+# it then never answers anything ("swallowed"): the call must complete
+# once the client's own RPC timer gives up on that connection and
+# reconnects.  old-conn-reply drops the connection without answering and
+# sends the real reply first thing on the client's next one ("stale"),
+# where the call either still waits for its retransmission or has just
+# been retransmitted.
+#
 # The bc- cases answer an "m" call honestly and then send backward-
 # direction Calls of the server's own (RFC 8167; CB_NULL to the client's
 # callback program): one offering a Read chunk, one whose RPC XID is not
@@ -62,6 +72,11 @@
 # expected, each either the right byte or zero, and not all right: the
 # server claimed bytes it never wrote, and the client must hand up zeros
 # for them, never what its memory held before.
+#
+# Throughout, a second mount (NFSv4.1 straight to knfsd's RDMA listener on
+# port 20050, a transport of its own) writes, reads back and compares
+# 256 KiB every second: after each case's syscall it must verify another
+# round, and no round may fail.
 #
 # The syscall's outcome must be one the case allows (ok: it succeeded and
 # returned the right bytes; EIO / EPROTONOSUPPORT: it failed with that
@@ -86,6 +101,10 @@ HS_RDMA_ALT_PORT=20050
 HS_DIR_ENTRIES=300
 HS_READ_SIZE=131072
 HS_READERS=8
+HS_SILENT_MNT=/mnt/nfs-silent
+HS_SILENT_VERS=3
+[ "$HS_MNT_VERS" = 3 ] && HS_SILENT_VERS=4.0
+HS_HONEST_MNT=/mnt/nfs-honest
 # Small enough for a userspace proxy under TCG, still past 1 MiB.
 FILE_SIZES="0 1 4095 4096 1048577 4194304"
 LISTING_ENTRIES=1000
@@ -138,6 +157,8 @@ pdata-foreign             m ok
 pdata-version             m ok
 pdata-huge                m ok
 pdata-small               m ok
+silent                    s ok srv:swallowed
+old-conn-reply            m ok srv:stale
 "
 
 hs_read_content() {
@@ -153,7 +174,7 @@ server_prepare() {
 	while read -r name sel allowed must; do
 		[ -n "$name" ] || continue
 		case $sel in
-		m | f) echo "hostile $name" >"$EXPORT_DIR/HOSTILE-$name" ;;
+		m | f | s) echo "hostile $name" >"$EXPORT_DIR/HOSTILE-$name" ;;
 		e)
 			echo "hostile $name" >"$EXPORT_DIR/HOSTILE-$name"
 			for ((i = 0; i < HS_READERS; i++)); do
@@ -378,6 +399,81 @@ hs_stale_fill() {
 	rm -f /tmp/hs.stale
 }
 
+# The honest mount: NFSv4.1 (4.2 if the cases run on 4.1: a mount of the
+# same minor version would be merged into theirs) straight to knfsd's own
+# RDMA listener, a transport of its own beside the proxy's, carrying a
+# 256 KiB O_DIRECT write, read-back and compare every second while the
+# cases run.  /tmp/hs.honest.n counts the verified rounds (replaced whole,
+# never rewritten in place); /tmp/hs.honest.fail says what went wrong,
+# and ends the loop.
+hs_honest_loop() {
+	local f=$HS_HONEST_MNT/honest.bin n=0
+	head -c 262144 /dev/urandom >/tmp/hs.honest.src
+	while [ ! -e /tmp/hs.honest.stop ]; do
+		if ! timeout 60 dd if=/tmp/hs.honest.src of="$f" bs=256k oflag=direct \
+			conv=fsync status=none; then
+			echo "round $((n + 1)): the write failed" >/tmp/hs.honest.fail
+			return
+		fi
+		if ! timeout 60 dd if="$f" bs=256k iflag=direct status=none |
+			cmp -s - /tmp/hs.honest.src; then
+			echo "round $((n + 1)): the read-back failed or differs" >/tmp/hs.honest.fail
+			return
+		fi
+		n=$((n + 1))
+		echo "$n" >/tmp/hs.honest.n.new && mv /tmp/hs.honest.n.new /tmp/hs.honest.n
+		sleep 1
+	done
+}
+
+hs_honest_rounds() {
+	local n
+	n=$(cat /tmp/hs.honest.n 2>/dev/null)
+	echo "${n:-0}"
+}
+
+hs_honest_start() {
+	local v=4.1
+	[ "$HS_MNT_VERS" = 4.1 ] && v=4.2
+	rm -f /tmp/hs.honest.*
+	mkdir -p "$HS_HONEST_MNT"
+	if ! NFS_PORT=$HS_RDMA_ALT_PORT MNT=$HS_HONEST_MNT nfs_mount "$v"; then
+		mountpoint -q "$HS_HONEST_MNT" && timeout 60 umount "$HS_HONEST_MNT"
+		return 1
+	fi
+	hs_honest_loop &
+	HS_HONEST_PID=$!
+}
+
+# hs_honest_moved SINCE: the honest mount verified a round after round
+# SINCE (waiting up to 30 s for it) and nothing failed there.
+hs_honest_moved() {
+	local i
+	for ((i = 0; i < 60; i++)); do
+		[ -e /tmp/hs.honest.fail ] && break
+		(($(hs_honest_rounds) > $1)) && return 0
+		sleep 0.5
+	done
+	if [ -e /tmp/hs.honest.fail ]; then
+		fail "the honest mount: $(cat /tmp/hs.honest.fail)"
+	else
+		fail "the honest mount verified nothing in 30 s (round $(hs_honest_rounds))"
+	fi
+	return 1
+}
+
+hs_honest_stop() {
+	local rc=0
+	touch /tmp/hs.honest.stop
+	wait "$HS_HONEST_PID"
+	log "the honest mount: $(hs_honest_rounds) rounds verified"
+	[ -e /tmp/hs.honest.fail ] && { fail "the honest mount: $(cat /tmp/hs.honest.fail)"; rc=1; }
+	timeout 60 rm -f "$HS_HONEST_MNT/honest.bin"
+	timeout 120 umount "$HS_HONEST_MNT" || { fail "umount of $HS_HONEST_MNT failed"; rc=1; }
+	rm -f /tmp/hs.honest.*
+	return $rc
+}
+
 # Write 1 MiB, read it back past the page cache, compare; then a symlink
 # whose 2000-byte target makes its call longer than 1 KiB, the inline
 # size a server without RFC 8797 private data gets.
@@ -436,7 +532,7 @@ hs_must() {
 
 hs_case() {
 	local name=$1 sel=$2 allowed=$3 must=$4 rc t0 t1 secs got lines violations
-	local srvlines
+	local srvlines honest silent_left=
 	violations=$(grep -c VIOLATION "$HS_CTL/hostile-server.log")
 	srvlines=$(wc -l <"$HS_CTL/hostile-server.log")
 	rm -f "$HS_CTL/hs.armed.$name" "$HS_CTL/hs.fired.$name"
@@ -471,6 +567,23 @@ open(sys.argv[2], "wb").write(bytes(mv[100:100 + got]))' \
 			"$MNT/read-$name.bin" /tmp/hs.got 2>/tmp/hs.err
 		rc=$?
 		;;
+	s)
+		# Its own mount (NFSv3, or NFSv4.0 if the cases run on v3:
+		# its own transport), whose RPC timer runs out after 5 s:
+		# the reconnect that ends the silence is then the client's
+		# own doing, well within the limit.
+		echo "hostile $name" >/tmp/hs.want
+		mkdir -p "$HS_SILENT_MNT"
+		if MNT=$HS_SILENT_MNT nfs_mount "$HS_SILENT_VERS" timeo=50; then
+			timeout 55 cat "$HS_SILENT_MNT/HOSTILE-$name" >/tmp/hs.got 2>/tmp/hs.err
+			rc=$?
+		else
+			rc=mount
+		fi
+		if mountpoint -q "$HS_SILENT_MNT" && ! timeout 60 umount "$HS_SILENT_MNT"; then
+			silent_left="umount of $HS_SILENT_MNT failed"
+		fi
+		;;
 	n)
 		echo "HOSTILE $name" >/tmp/hs.want
 		timeout 55 dd of="$MNT/new-$name" conv=fsync status=none \
@@ -497,6 +610,7 @@ open(sys.argv[2], "wb").write(bytes(mv[100:100 + got]))' \
 		;;
 	esac
 	t1=$(date +%s.%N)
+	honest=$(hs_honest_rounds)
 	[ "$sel" = e ] && t1=$(cat /tmp/hs.t1)
 	secs=$(echo "$t1 - $t0" | bc)
 	got=$(hs_outcome "$rc")
@@ -509,6 +623,7 @@ open(sys.argv[2], "wb").write(bytes(mv[100:100 + got]))' \
 		rc=1
 	fi
 	hs_must "$name" "$must" "$srvlines" || rc=1
+	[ -z "$silent_left" ] || { fail "$name: $silent_left"; rc=1; }
 	if ! hs_wait "$HS_CTL/hs.fired.$name" 5; then
 		: >"$HS_CTL/hs.cue.none"
 		fail "$name never fired: no call matched its selector"
@@ -523,6 +638,7 @@ open(sys.argv[2], "wb").write(bytes(mv[100:100 + got]))' \
 		rc=1
 	fi
 	hs_usable "$name" || rc=1
+	hs_honest_moved "$honest" || rc=1
 	if [ "$(grep -c VIOLATION "$HS_CTL/hostile-server.log")" != "$violations" ]; then
 		fail "$name: the server logged a VIOLATION: $(grep VIOLATION "$HS_CTL/hostile-server.log" | tail -n 1)"
 		rc=1
@@ -538,6 +654,10 @@ hs_client() {
 		subtest "hostile-server-proxy-nfs$HS_MNT_VERS" hs_proxy_io "$HS_MNT_VERS" || rc=1
 	fi
 	nfs_mount "$HS_MNT_VERS" || return 1
+	if ! hs_honest_start; then
+		timeout 120 umount "$MNT"
+		return 1
+	fi
 	while read -r name sel allowed must; do
 		[ -n "$name" ] || continue
 		# HS_ONLY=REGEX (for development): only the matching cases.
@@ -545,6 +665,7 @@ hs_client() {
 		subtest "hostile-server-$name" hs_case "$name" "$sel" "$allowed" "$must" || rc=1
 	done <<<"$HS_CASES"
 	grep -E '^[[:space:]]*xprt:' /proc/self/mountstats | sed 's/^/mountstats: /'
+	hs_honest_stop || rc=1
 	timeout 120 umount "$MNT" || { fail "umount failed"; rc=1; }
 	return $rc
 }
