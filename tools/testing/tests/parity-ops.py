@@ -19,6 +19,10 @@ Cases:
   copy         copy_file_range within the mount (NFSv4.2 COPY)
   clone        FICLONE within the mount (CLONE; ext4 has no reflinks)
   lock         a byte-range write lock taken, tested, released
+  nfs4acl-N    an NFSv4 ACL of OWNER@, N named users, GROUP@ and EVERYONE@
+               set through the system.nfs4_acl xattr (SETATTR) and read
+               back (GETATTR: the server's own rendering, which it may
+               expand; at N=400 a reply far past any inline size)
 With --acl (an NFSv3 mount: the NFSACL side protocol), only:
   acl-N        a POSIX access ACL of N named-user entries set with
                setfacl and read back with getfacl
@@ -236,6 +240,39 @@ def lock_case(d):
     return "lock=%s unlock=%s" % (st_l, st_u)
 
 
+# NFSv4 ACE types, flags and mask bits (RFC 8881 section 6.2.1).
+ACE4_ALLOW = 0
+ACE4_IDENTIFIER_GROUP = 0x40
+# READ_DATA, READ_NAMED_ATTRS, READ_ATTRIBUTES, READ_ACL, SYNCHRONIZE.
+ACE4_READ = 0x00120089
+ACE4_ALL = 0x001f01ff
+
+
+def xdr_ace(kind, flag, mask, who):
+    w = who.encode()
+    pad = b"\0" * ((4 - len(w) % 4) % 4)
+    return (kind.to_bytes(4, "big") + flag.to_bytes(4, "big") +
+            mask.to_bytes(4, "big") + len(w).to_bytes(4, "big") + w + pad)
+
+
+def nfs4acl_case(d, n):
+    path = os.path.join(d, "nfs4acl%d" % n)
+    open(path, "w").close()
+    aces = [xdr_ace(ACE4_ALLOW, 0, ACE4_ALL, "OWNER@")]
+    aces += [xdr_ace(ACE4_ALLOW, 0, ACE4_READ, "%d" % (3000 + i))
+             for i in range(n)]
+    aces += [xdr_ace(ACE4_ALLOW, ACE4_IDENTIFIER_GROUP, ACE4_READ, "GROUP@"),
+             xdr_ace(ACE4_ALLOW, 0, ACE4_READ, "EVERYONE@")]
+    blob = len(aces).to_bytes(4, "big") + b"".join(aces)
+    st_set, _ = result(lambda: os.setxattr(path, "system.nfs4_acl", blob))
+    st_get, got = result(lambda: os.getxattr(path, "system.nfs4_acl"))
+    count = int.from_bytes(got[:4], "big") if got and len(got) >= 4 else -1
+    os.unlink(path)
+    return "set=%s get=%s aces=%d bytes=%d content=%s" % (
+        st_set, st_get, count, len(got or b""),
+        hashlib.sha256(got or b"").hexdigest()[:16])
+
+
 def acl_case(d, n):
     path = os.path.join(d, "acl%d" % n)
     open(path, "w").close()
@@ -271,6 +308,8 @@ def main():
     print("copy %s" % copy_case(d), flush=True)
     print("clone %s" % clone_case(d), flush=True)
     print("lock %s" % lock_case(d), flush=True)
+    for n in (10, 100, 400):
+        print("nfs4acl-%d %s" % (n, nfs4acl_case(d, n)), flush=True)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@
 # the largest value NFSv4.2 carries) and 200 xattrs on one file, long
 # symlink targets and names, a directory of long names, O_DIRECT and mmap
 # I/O at odd sizes, SEEK_DATA/SEEK_HOLE, ALLOCATE and DEALLOCATE, COPY,
-# CLONE and a byte-range lock; on NFSv3, POSIX ACLs of 10 to 1000
+# CLONE, a byte-range lock and NFSv4 ACLs of 10 to 400 named users (a
+# GETATTR reply past any inline size); on NFSv3, POSIX ACLs of 10 to 1000
 # entries (the NFSACL protocol).
 TIMEOUT=600
 EXPORT_FS=ext4
