@@ -557,6 +557,8 @@ static int xprtrdma_ep_create(struct xprtrdma_xprt *xp)
 	if (!ep)
 		return -ENOMEM;
 	ep->xp = xp;
+	/* 0 means "not posted anywhere" to a request. */
+	ep->gen = ++xp->last_gen ?: ++xp->last_gen;
 	init_completion(&ep->cm_done);
 	spin_lock_init(&ep->mr_lock);
 	spin_lock_init(&ep->post_lock);

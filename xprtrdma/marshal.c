@@ -488,6 +488,8 @@ static int xprtrdma_post_call(struct xprtrdma_req *req, struct xprtrdma_ep *ep)
 		xprtrdma_invalidate(req, false, 0);
 	}
 
+	/* Until it is posted again, no reply can be for this transmission. */
+	WRITE_ONCE(req->sent_gen, 0);
 again:
 	first = NULL;
 	last = NULL;
@@ -512,8 +514,15 @@ again:
 	regs = first;
 	if (regs)
 		first = xprtrdma_reg_fence(ep, regs);
+	/*
+	 * Set before the post: the reply can complete before
+	 * xprtrdma_sendctx_post() returns, and its handler waits for
+	 * @mr_mutex, which we hold, before it looks.
+	 */
+	WRITE_ONCE(req->sent_gen, ep->gen);
 	ret = xprtrdma_sendctx_post(&req->sc, ep, len, first, last, &bad);
 	if (ret) {
+		WRITE_ONCE(req->sent_gen, 0);
 		/*
 		 * Part of the REG_MR chain may be on the wire; only a
 		 * reconnect reliably retires it, and teardown takes the MRs

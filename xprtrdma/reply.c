@@ -331,12 +331,41 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 	spin_unlock(&xprt->queue_lock);
 	req = xprtrdma_req(rqst);
 
-	/* The Send's buffer and MRs must be quiet before the RPC moves on. */
-	if (test_bit(XPRTRDMA_SEND_BUSY, &req->sc.flags)) {
-		atomic_long_inc(&xp->stats.reply_waits_send);
-		xprtrdma_sendctx_wait(&req->sc);
+	/*
+	 * The Send's buffer and MRs must be quiet before the RPC moves on.
+	 * A reply can also come before its call was sent at all: the core
+	 * lists a call for replies when it is encoded, and a server may
+	 * guess the XIDs ahead.  Its receive buffer is then not set up
+	 * (sparse pages are allocated when we marshal) and it offered no
+	 * chunks, so only a call whose latest transmission went out on
+	 * this connection may take a reply; under @mr_mutex the sender is
+	 * not halfway through marshalling it.
+	 */
+	for (;;) {
+		if (test_bit(XPRTRDMA_SEND_BUSY, &req->sc.flags)) {
+			atomic_long_inc(&xp->stats.reply_waits_send);
+			xprtrdma_sendctx_wait(&req->sc);
+		}
+		mutex_lock(&req->mr_mutex);
+		if (READ_ONCE(req->sent_gen) != ep->gen ||
+		    !test_bit(XPRTRDMA_SEND_BUSY, &req->sc.flags))
+			break;
+		/* Posted while we waited for the mutex. */
+		mutex_unlock(&req->mr_mutex);
 	}
-	mutex_lock(&req->mr_mutex);
+	if (READ_ONCE(req->sent_gen) != ep->gen) {
+		mutex_unlock(&req->mr_mutex);
+		trace_xprtrdma_reply_rejected(xp, hdr->xid, -EALREADY,
+					      "call not sent on this connection");
+		pr_warn_ratelimited("xprtrdma: reply from %s to XID 0x%08x, a call not sent on this connection, dropped\n",
+				    xprtrdma_rep_peer(xp), be32_to_cpu(hdr->xid));
+		spin_lock(&xprt->queue_lock);
+		xprt->stat.bad_xids++;
+		xprt_unpin_rqst(rqst);
+		spin_unlock(&xprt->queue_lock);
+		xprtrdma_unowned_message(xp, wc, hdr->xid);
+		return;
+	}
 	if (!ret && hdr->proc != NFSRDMA_WIRE_PROC_ERROR)
 		chunk = xprtrdma_rep_chunks(req, hdr);
 	if (!xprtrdma_invalidate(req, wc->wc_flags & IB_WC_WITH_INVALIDATE,

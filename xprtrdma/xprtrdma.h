@@ -243,6 +243,8 @@ struct xprtrdma_rep {
  * @scratch: decoded header of the reply being handled; the receive CQ is
  *	polled by one work item at a time, so one is enough
  * @pdata: our private data, kept for rdma_connect
+ * @gen: this connection's number on its transport (never 0): a reply is
+ *	taken only for a call whose latest transmission went out on it
  */
 struct xprtrdma_ep {
 	struct xprtrdma_xprt *xp;
@@ -278,6 +280,7 @@ struct xprtrdma_ep {
 	struct ib_cqe ka_cqe;
 	struct nfsrdma_wire_hdr *scratch;
 	u8 pdata[NFSRDMA_WIRE_CM_PDATA_SIZE];
+	u32 gen;
 };
 
 /* Bits in &xprtrdma_ep.flags */
@@ -365,6 +368,9 @@ struct xprtrdma_bc {
  * @offered: those segments, as sent; the reply's copy of the chunk is
  *	checked against them
  * @inv_done: the signaled LOCAL_INV of this request completed
+ * @sent_gen: &xprtrdma_ep.gen of the connection this call's latest
+ *	transmission was posted on, 0 while it is being marshalled or was
+ *	never posted; written under @mr_mutex
  * @write_pad: where a server may RDMA Write the XDR pad of this call's
  *	Write chunk (xprtrdma_register_pad); never read, and alone in its
  *	cache line because it is DMA mapped while the rest of the request
@@ -383,6 +389,7 @@ struct xprtrdma_req {
 	u32 nr_offered;
 	struct nfsrdma_wire_seg offered[XPRTRDMA_MAX_MRS_PER_REQ];
 	struct completion inv_done;
+	u32 sent_gen;
 	u8 write_pad[XPRTRDMA_PAD_ALIGN] __aligned(XPRTRDMA_PAD_ALIGN);
 };
 
@@ -411,6 +418,8 @@ struct xprtrdma_req {
  *	accept (rdma_max_inline_read when the transport was created)
  * @connect_step: the setup step the last connect attempt reached, named in
  *	its log line if it failed; written only by the connect worker
+ * @last_gen: &xprtrdma_ep.gen of the newest connection; written only by
+ *	the connect worker
  */
 struct xprtrdma_xprt {
 	struct rpc_xprt xprt;
@@ -432,6 +441,7 @@ struct xprtrdma_xprt {
 	u32 inline_send;
 	u32 inline_recv;
 	const char *connect_step;
+	u32 last_gen;
 };
 
 /**

@@ -1026,11 +1026,31 @@ static void c_starve(struct hs_act *a)
  * client dropped when it took that call's real reply.  A call that has
  * not been marshalled has offered nothing: such a reply must be refused,
  * never judged against what the call's slot offered for an earlier call.
- * XIDs not yet used match nothing and are dropped.  When the last of
- * those calls has come, hs.done.security-review-early-reply tells the test.
+ * XIDs not yet used match nothing and are dropped.  Linux keeps its XID
+ * counter in host order and puts it on the wire as it is: the XIDs after
+ * a call are counted in the wire bytes read as little-endian.  When the
+ * last of those calls has come, hs.done.security-review-early-reply tells
+ * the test.
  */
 #define HS_EARLY_CALLS	32
 #define HS_EARLY_AHEAD	4
+
+/* The XID @k after @xid in a Linux client's order. */
+static __be32 le_xid_add(__be32 xid, u32 k)
+{
+	uint8_t b[4];
+	u32 v;
+	__be32 out;
+
+	memcpy(b, &xid, 4);
+	v = (b[0] | b[1] << 8 | b[2] << 16 | (u32)b[3] << 24) + k;
+	b[0] = v;
+	b[1] = v >> 8;
+	b[2] = v >> 16;
+	b[3] = v >> 24;
+	memcpy(&out, b, 4);
+	return out;
+}
 
 static void early_replies(struct hs_conn *c, __be32 after)
 {
@@ -1042,7 +1062,7 @@ static void early_replies(struct hs_conn *c, __be32 after)
 	if (!--c->early_left)
 		ctl_touch("done", "security-review-early-reply");
 	for (k = 1; k <= HS_EARLY_AHEAD && !c->dead; k++) {
-		xid = htonl(ntohl(after) + k);
+		xid = le_xid_add(after, k);
 		m.len = 0;
 		memcpy(m.b, &xid, 4);
 		m.len = 4;
