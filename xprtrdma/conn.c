@@ -244,6 +244,14 @@ static void xprtrdma_ka_work(struct work_struct *work)
 	if (xprtrdma_send_stalled(ep)) {
 		pr_warn_ratelimited("xprtrdma: a Send to %s has not completed in %u s, nor anything else; reconnecting\n",
 				    xprtrdma_peer(ep), XPRTRDMA_SEND_STALL_SECS);
+		/*
+		 * A sender may be waiting, holding XPRT_LOCKED, for that very
+		 * Send's completion (a retransmission reusing its slot), and
+		 * the transport cannot close while the lock is held.  In the
+		 * Error state the QP flushes the Send, which frees the sender;
+		 * ep_free cancels this work before the QP goes away.
+		 */
+		xprtrdma_qp_fence(ep);
 		xprtrdma_force_disconnect(ep->xp);
 		return;
 	}

@@ -1683,6 +1683,7 @@ static const struct hs_case cases[] = {
 	{ "unsolicited-burst", "320 replies to XIDs never sent, then the real one", SEL_MARKER, true, c_unsolicited_burst },
 	{ "security-review-overclaim-write", "a Write chunk claiming twice the bytes written", SEL_WRITE, true, c_overclaim_write },
 	{ "security-review-starve", "the real reply, then no receive reposted", SEL_MARKER, true, c_starve },
+	{ "security-review-starve-inline", "as security-review-starve (the test kills a call with no chunks)", SEL_MARKER, true, c_starve },
 	{ "security-review-early-reply", "for 32 calls, 1 credit and RDMA_NOMSG to the 4 XIDs ahead", SEL_MREPLY, true, c_early_reply },
 	{ "dropin-write-pad", "the XDR pad of an odd READ written into the Write chunk", SEL_WRITE_ODD, true, c_write_pad },
 	{ "bc-chunks", "the real reply; a backward CB_NULL offering a Read chunk; a good one", SEL_MARKER, true, c_bc_chunks },

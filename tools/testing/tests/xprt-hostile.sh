@@ -29,6 +29,11 @@
 #      whole number of XDR words, too big to come back inline) into a
 #      buffer 100 bytes into pages filled with 0x55: the bytes around the
 #      buffer must stay 0x55
+#   g  as k up to the stall; then a LOOKUP queued behind it, its task
+#      killed (an inline call, nothing to fence: its slot goes back with
+#      its Send still outstanding), and the next LOOKUP, which may reuse
+#      that slot, must complete within 75 s of the kill: the Send
+#      watchdog fences the QP, flushing the Send it would wait for
 #   k  as m; then uncached reads until the server's receives run out (the
 #      case stops reposting them) and our Sends stall; then the listing
 #      of a 300-entry directory opened beforehand (a synchronous READDIR
@@ -142,6 +147,7 @@ reply-oversized           m ok|EIO log
 unsolicited-burst         m ok
 security-review-overclaim-write w zeroed|EIO
 security-review-starve    k exited log
+security-review-starve-inline g ok log
 security-review-early-reply e ok|EIO
 dropin-write-pad          p ok
 bc-chunks                 m ok log:dropped,srv:answered
@@ -187,6 +193,11 @@ server_prepare() {
 			for ((i = 0; i < HS_DIR_ENTRIES; i++)); do
 				: >"$EXPORT_DIR/dir-$name/entry-$i-with-a-rather-long-name-to-fill-the-reply"
 			done
+			;;
+		g)
+			echo "hostile $name" >"$EXPORT_DIR/HOSTILE-$name"
+			: >"$EXPORT_DIR/killed-$name"
+			: >"$EXPORT_DIR/next-$name"
 			;;
 		w | p) hs_read_content "$name" >"$EXPORT_DIR/read-$name.bin" ;;
 		r)
@@ -335,6 +346,65 @@ os.listdir(fd)' "$MNT/dir-$name" /tmp/hs.go &
 	kill -9 "$loop" 2>/dev/null
 	[[ $stack == *xprtrdma_invalidate* ]] ||
 		{ log "$name: the kill never waited on a fence"; return 2; }
+}
+
+# hs_starve_inline NAME: the g selector.  As k, the case starves the
+# connection and reads run until our Sends stall; then a LOOKUP (an
+# inline call: no chunk to fence) is queued behind them and its task
+# killed, so its slot goes back while its Send is still outstanding; the
+# next call (another LOOKUP) may take that slot and must then not wait
+# for that Send for ever: the Send watchdog fences the QP.  Returns the
+# next call's status (/tmp/hs.got says "stat done" if it succeeded);
+# /tmp/hs.killed gets the time of the kill.
+hs_starve_inline() {
+	local name=$1 loop st i last=-1 still=0 n=0 rc
+	date +%s.%N >/tmp/hs.killed
+	timeout 55 cat "$MNT/HOSTILE-$name" >/dev/null 2>/tmp/hs.err || return 1
+	: >/tmp/hs.progress
+	rm -f /tmp/hs.stop
+	(
+		for ((i = 0; i < 2000; i++)); do
+			dd if="$MNT/HOSTILE-$name" of=/dev/null iflag=direct \
+				status=none 2>/dev/null
+			echo "$i" >>/tmp/hs.progress
+			[ -e /tmp/hs.stop ] && break
+		done
+	) &
+	loop=$!
+	for ((i = 0; i < 60 && still < 3; i++)); do
+		sleep 1
+		n=$(wc -l </tmp/hs.progress)
+		if [ "$n" = "$last" ]; then still=$((still + 1)); else still=0; fi
+		last=$n
+	done
+	log "$name: reads stalled after $n of them"
+	stat "$MNT/killed-$name" >/dev/null 2>&1 &
+	st=$!
+	sleep 2
+	kill -9 "$st"
+	date +%s.%N >/tmp/hs.killed
+	# Polled, not waited for: a call stuck in an uninterruptible wait
+	# would outlast any timeout(1).
+	stat "$MNT/next-$name" >/dev/null 2>/tmp/hs.err &
+	st=$!
+	for ((i = 0; i < 500; i++)); do
+		kill -0 "$st" 2>/dev/null || break
+		sleep 0.2
+	done
+	if kill -0 "$st" 2>/dev/null; then
+		log "$name: the next call still waits in: $(head -8 /proc/"$st"/stack 2>/dev/null | tr '\n' ' ')"
+		rc=124
+	elif wait "$st"; then
+		echo "stat done" >/tmp/hs.got
+		rc=0
+	else
+		rc=1
+	fi
+	log "$name: the next call ended ($rc) $(echo "$(date +%s.%N) - $(cat /tmp/hs.killed)" | bc) s after the kill"
+	touch /tmp/hs.stop
+	timeout 120 tail --pid="$loop" -f /dev/null
+	kill -9 "$loop" 2>/dev/null
+	return $rc
 }
 
 # hs_readers NAME: the e selector.  HS_READERS loops of O_DIRECT reads,
@@ -532,7 +602,7 @@ hs_must() {
 
 hs_case() {
 	local name=$1 sel=$2 allowed=$3 must=$4 rc t0 t1 secs got lines violations
-	local srvlines honest silent_left=
+	local srvlines honest silent_left= limit
 	violations=$(grep -c VIOLATION "$HS_CTL/hostile-server.log")
 	srvlines=$(wc -l <"$HS_CTL/hostile-server.log")
 	rm -f "$HS_CTL/hs.armed.$name" "$HS_CTL/hs.fired.$name"
@@ -602,6 +672,12 @@ open(sys.argv[2], "wb").write(bytes(mv[100:100 + got]))' \
 		if hs_starve "$name"; then rc=exited; else rc=$?; fi
 		t0=$(cat /tmp/hs.killed)
 		;;
+	g)
+		echo "stat done" >/tmp/hs.want
+		hs_starve_inline "$name"
+		rc=$?
+		t0=$(cat /tmp/hs.killed)
+		;;
 	r)
 		echo "$HS_DIR_ENTRIES" >/tmp/hs.want
 		timeout 55 ls "$MNT/dir-$name" >/tmp/hs.list 2>/tmp/hs.err
@@ -633,7 +709,11 @@ open(sys.argv[2], "wb").write(bytes(mv[100:100 + got]))' \
 	*"|$got|"*) ;;
 	*) fail "$name: outcome $got, allowed $allowed"; rc=1 ;;
 	esac
-	if (($(echo "$secs > 50" | bc))); then
+	# g waits for the Send watchdog: 30 s without progress, noticed on
+	# the next keepalive tick (30 s).
+	limit=50
+	[ "$sel" = g ] && limit=75
+	if (($(echo "$secs > $limit" | bc))); then
 		fail "$name: the syscall took $secs s"
 		rc=1
 	fi
