@@ -291,18 +291,12 @@ hs_outcome() {
 # within 50 s after its Reply chunk's fence waited out the stall; returns
 # 124 if it was not gone, 2 if the kill never had to wait.
 # /tmp/hs.killed gets the time of the kill.
-hs_starve() {
-	local name=$1 loop ls i last=-1 still=0 n=0 stack
-	date +%s.%N >/tmp/hs.killed
-	# The directory opened now, its listing read on cue: no lookup or
-	# revalidation stands between the cue and the READDIR.
-	rm -f /tmp/hs.go
-	mkfifo /tmp/hs.go || return 1
-	python3 -c 'import os, sys
-fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
-open(sys.argv[2]).read()
-os.listdir(fd)' "$MNT/dir-$name" /tmp/hs.go &
-	ls=$!
+# hs_stall NAME: the cued call (the case starves the connection once it
+# has answered it), then uncached reads in a loop (its pid in HS_LOOP;
+# /tmp/hs.stop ends it) until none has finished for 3 s: our Sends have
+# stalled behind the server's missing receives.
+hs_stall() {
+	local name=$1 i last=-1 still=0 n=0
 	timeout 55 cat "$MNT/HOSTILE-$name" >/dev/null 2>/tmp/hs.err || return 1
 	: >/tmp/hs.progress
 	rm -f /tmp/hs.stop
@@ -314,8 +308,7 @@ os.listdir(fd)' "$MNT/dir-$name" /tmp/hs.go &
 			[ -e /tmp/hs.stop ] && break
 		done
 	) &
-	loop=$!
-	# Stalled: no read finished for 3 s in a row.
+	HS_LOOP=$!
 	for ((i = 0; i < 60 && still < 3; i++)); do
 		sleep 1
 		n=$(wc -l </tmp/hs.progress)
@@ -323,6 +316,22 @@ os.listdir(fd)' "$MNT/dir-$name" /tmp/hs.go &
 		last=$n
 	done
 	log "$name: reads stalled after $n of them"
+}
+
+hs_starve() {
+	local name=$1 loop ls i stack
+	date +%s.%N >/tmp/hs.killed
+	# The directory opened now, its listing read on cue: no lookup or
+	# revalidation stands between the cue and the READDIR.
+	rm -f /tmp/hs.go
+	mkfifo /tmp/hs.go || return 1
+	python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
+open(sys.argv[2]).read()
+os.listdir(fd)' "$MNT/dir-$name" /tmp/hs.go &
+	ls=$!
+	hs_stall "$name" || return 1
+	loop=$HS_LOOP
 	echo go >/tmp/hs.go
 	sleep 3
 	log "$name: the listing waits in: $(head -12 /proc/"$ls"/stack 2>/dev/null | tr '\n' ' ')"
@@ -357,27 +366,10 @@ os.listdir(fd)' "$MNT/dir-$name" /tmp/hs.go &
 # next call's status (/tmp/hs.got says "stat done" if it succeeded);
 # /tmp/hs.killed gets the time of the kill.
 hs_starve_inline() {
-	local name=$1 loop st i last=-1 still=0 n=0 rc
+	local name=$1 loop st i rc
 	date +%s.%N >/tmp/hs.killed
-	timeout 55 cat "$MNT/HOSTILE-$name" >/dev/null 2>/tmp/hs.err || return 1
-	: >/tmp/hs.progress
-	rm -f /tmp/hs.stop
-	(
-		for ((i = 0; i < 2000; i++)); do
-			dd if="$MNT/HOSTILE-$name" of=/dev/null iflag=direct \
-				status=none 2>/dev/null
-			echo "$i" >>/tmp/hs.progress
-			[ -e /tmp/hs.stop ] && break
-		done
-	) &
-	loop=$!
-	for ((i = 0; i < 60 && still < 3; i++)); do
-		sleep 1
-		n=$(wc -l </tmp/hs.progress)
-		if [ "$n" = "$last" ]; then still=$((still + 1)); else still=0; fi
-		last=$n
-	done
-	log "$name: reads stalled after $n of them"
+	hs_stall "$name" || return 1
+	loop=$HS_LOOP
 	stat "$MNT/killed-$name" >/dev/null 2>&1 &
 	st=$!
 	sleep 2
@@ -602,7 +594,7 @@ hs_must() {
 
 hs_case() {
 	local name=$1 sel=$2 allowed=$3 must=$4 rc t0 t1 secs got lines violations
-	local srvlines honest silent_left= limit
+	local srvlines honest silent_left='' limit
 	violations=$(grep -c VIOLATION "$HS_CTL/hostile-server.log")
 	srvlines=$(wc -l <"$HS_CTL/hostile-server.log")
 	rm -f "$HS_CTL/hs.armed.$name" "$HS_CTL/hs.fired.$name"
