@@ -271,7 +271,13 @@ int xprtrdma_bc_send(struct rpc_rqst *rqst)
 
 	if (!ep || !xprt_connected(xprt))
 		return -ENOTCONN;
-	xprtrdma_sendctx_wait(&bc->sc);
+	if (!xprtrdma_sendctx_wait_bounded(&bc->sc)) {
+		pr_warn_ratelimited("xprtrdma: an earlier backchannel Send to %s has not completed in %u s; reconnecting\n",
+				    xprt->address_strings[RPC_DISPLAY_ADDR],
+				    XPRTRDMA_SEND_STALL_SECS);
+		xprt_force_disconnect(xprt);
+		return -ENOTCONN;
+	}
 
 	hdr->xid = rqst->rq_xid;
 	hdr->vers = NFSRDMA_WIRE_VERSION;

@@ -572,8 +572,14 @@ int xprtrdma_send_request(struct rpc_rqst *rqst)
 		return -EBADSLT;
 	}
 
-	/* A retransmission: the earlier Send must be retired. */
-	xprtrdma_sendctx_wait(&req->sc);
+	/* A retransmission, or a slot reused: the earlier Send must be retired. */
+	if (!xprtrdma_sendctx_wait_bounded(&req->sc)) {
+		pr_warn_ratelimited("xprtrdma: an earlier Send to %s has not completed in %u s; reconnecting\n",
+				    xprt->address_strings[RPC_DISPLAY_ADDR],
+				    XPRTRDMA_SEND_STALL_SECS);
+		xprt_force_disconnect(xprt);
+		return -ENOTCONN;
+	}
 	mutex_lock(&req->mr_mutex);
 	ret = xprtrdma_post_call(req, ep);
 	mutex_unlock(&req->mr_mutex);

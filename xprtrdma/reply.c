@@ -338,8 +338,10 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 	 * guess the XIDs ahead.  Its receive buffer is then not set up
 	 * (sparse pages are allocated when we marshal) and it offered no
 	 * chunks, so only a call whose latest transmission went out on
-	 * this connection may take a reply; under @mr_mutex the sender is
-	 * not halfway through marshalling it.
+	 * this connection may take a reply, and only one reply: a slot
+	 * reused for a new call must not look sent.  Under @mr_mutex the
+	 * sender is not halfway through marshalling; a reply that came
+	 * while it was is taken once the call has been posted.
 	 */
 	for (;;) {
 		if (test_bit(XPRTRDMA_SEND_BUSY, &req->sc.flags)) {
@@ -366,6 +368,8 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 		xprtrdma_unowned_message(xp, wc, hdr->xid);
 		return;
 	}
+	/* This transmission has its reply. */
+	WRITE_ONCE(req->sent_gen, 0);
 	if (!ret && hdr->proc != NFSRDMA_WIRE_PROC_ERROR)
 		chunk = xprtrdma_rep_chunks(req, hdr);
 	if (!xprtrdma_invalidate(req, wc->wc_flags & IB_WC_WITH_INVALIDATE,

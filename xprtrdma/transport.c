@@ -100,6 +100,8 @@ static void xprtrdma_buf_free(struct rpc_task *task)
 	mutex_lock(&req->mr_mutex);
 	if (!list_empty(&req->mrs))
 		xprtrdma_invalidate(req, false, 0);
+	/* The slot's next call has not been sent anywhere yet. */
+	WRITE_ONCE(req->sent_gen, 0);
 	mutex_unlock(&req->mr_mutex);
 
 	kfree(rqst->rq_buffer);

@@ -369,8 +369,9 @@ struct xprtrdma_bc {
  *	checked against them
  * @inv_done: the signaled LOCAL_INV of this request completed
  * @sent_gen: &xprtrdma_ep.gen of the connection this call's latest
- *	transmission was posted on, 0 while it is being marshalled or was
- *	never posted; written under @mr_mutex
+ *	transmission was posted on; 0 while it is being marshalled, once
+ *	it has taken its reply, and while the slot is free; written under
+ *	@mr_mutex
  * @write_pad: where a server may RDMA Write the XDR pad of this call's
  *	Write chunk (xprtrdma_register_pad); never read, and alone in its
  *	cache line because it is DMA mapped while the rest of the request
@@ -545,6 +546,28 @@ bool xprtrdma_sendctx_reap(struct xprtrdma_sendctx *sc,
 static inline void xprtrdma_sendctx_wait(struct xprtrdma_sendctx *sc)
 {
 	wait_var_event(&sc->flags, !test_bit(XPRTRDMA_SEND_BUSY, &sc->flags));
+}
+
+/**
+ * xprtrdma_sendctx_wait_bounded - wait a while for a send context's last Send
+ * @sc: send context about to be reused
+ *
+ * A sender that finds the previous Send on its buffer still outstanding
+ * waits here holding XPRT_LOCKED, and the transport cannot close while it
+ * does.  The Send watchdog's fence flushes a Send that is stuck on the
+ * wire, but one the provider lost never completes: after
+ * %XPRTRDMA_SEND_STALL_SECS the caller gives up and breaks the
+ * connection, whose teardown reaps it.
+ *
+ * Context: process context, may sleep.
+ *
+ * Return: true if @sc is idle, false if its Send is still outstanding.
+ */
+static inline bool xprtrdma_sendctx_wait_bounded(struct xprtrdma_sendctx *sc)
+{
+	return wait_var_event_timeout(&sc->flags,
+				      !test_bit(XPRTRDMA_SEND_BUSY, &sc->flags),
+				      XPRTRDMA_SEND_STALL_SECS * HZ) != 0;
 }
 
 /* backchannel.c */
