@@ -27,7 +27,7 @@ help:
 	@echo "make lint          W=1, sparse and kernel-doc; any warning fails; about 45 s"
 	@echo "make check         setup, lint, codec tests and fuzz smoke, packaging, then the VM"
 	@echo "                   tests of tools/testing/tests.conf (Debian's kernel and the debug"
-	@echo "                   kernel, rxe and siw); about 70-78 min on a fresh machine, the"
+	@echo "                   kernel, rxe and siw); about 62-75 min on a fresh machine, the"
 	@echo "                   debug kernel's build included; CI runs exactly this"
 	@echo "make check-full    make check, then tools/testing/tests-full.conf: about 55 more"
 	@echo "                   boots, half on the debug kernel; several hours (CHECK_FULL=only:"
