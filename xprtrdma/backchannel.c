@@ -271,13 +271,9 @@ int xprtrdma_bc_send(struct rpc_rqst *rqst)
 
 	if (!ep || !xprt_connected(xprt))
 		return -ENOTCONN;
-	if (!xprtrdma_sendctx_wait_bounded(&bc->sc)) {
-		pr_warn_ratelimited("xprtrdma: an earlier backchannel Send to %s has not completed in %u s; reconnecting\n",
-				    xprt->address_strings[RPC_DISPLAY_ADDR],
-				    XPRTRDMA_SEND_STALL_SECS);
-		xprt_force_disconnect(xprt);
-		return -ENOTCONN;
-	}
+	ret = xprtrdma_sendctx_reuse(&bc->sc, xprt, "backchannel ");
+	if (ret)
+		return ret;
 
 	hdr->xid = rqst->rq_xid;
 	hdr->vers = NFSRDMA_WIRE_VERSION;

@@ -442,15 +442,17 @@ int xprtrdma_register_xdr(struct xprtrdma_req *req, struct xdr_buf *xdr,
 			 * cannot tell: whatever it left alone must read as
 			 * zeros, not as what this memory held before (stale
 			 * heap or page cache reaching user space through a
-			 * READ, READLINK or GETACL).  Only the first
-			 * transmission zeroes: after it the memory holds
-			 * zeros or the server's bytes, and a retransmission
-			 * must not wipe data an earlier transmission's reply
-			 * delivered while that reply is being decoded.  The
-			 * RPC core counts a transmission before calling us
-			 * and uncounts one that failed to go out.
+			 * READ, READLINK or GETACL).  Every transmission
+			 * zeroes what it registers, because a retransmission
+			 * may register memory an earlier one did not (a Reply
+			 * chunk after a reconnect lowered the inline size).
+			 * That cannot wipe a reply: one that names chunks is
+			 * bound to this transmission's handles, and the reply
+			 * handler places and completes under @mr_mutex, which
+			 * xprtrdma_post_call() holds and under which it sends
+			 * nothing for a call already complete.
 			 */
-			if (remote_write && req->rqst.rq_ntrans == 1)
+			if (remote_write)
 				memzero_page(page, off, len);
 			sg_set_page(&mr->sg[n], page, len, off);
 			aligned_end = off + len == PAGE_SIZE;

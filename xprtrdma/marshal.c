@@ -383,6 +383,38 @@ int xprtrdma_sendctx_init(struct xprtrdma_sendctx *sc,
 }
 
 /**
+ * xprtrdma_sendctx_reuse - wait a while for a send context's last Send
+ * @sc: send context about to be reused
+ * @xprt: its transport, broken if the wait runs out
+ * @what: "" or a word naming the Send's direction, for the log line
+ *
+ * A sender that finds the previous Send on its buffer still outstanding
+ * waits here holding XPRT_LOCKED, and the transport cannot close while it
+ * does.  The Send watchdog's fence flushes a Send that is stuck on the
+ * wire, but one the provider lost never completes: after
+ * %XPRTRDMA_SEND_STALL_SECS we give up and break the connection, whose
+ * teardown reaps it.
+ *
+ * Context: process context, may sleep.
+ *
+ * Return: 0 if @sc is idle, %-ENOTCONN if its Send is still outstanding
+ * (the core reconnects and retransmits).
+ */
+int xprtrdma_sendctx_reuse(struct xprtrdma_sendctx *sc, struct rpc_xprt *xprt,
+			   const char *what)
+{
+	if (wait_var_event_timeout(&sc->flags,
+				   !test_bit(XPRTRDMA_SEND_BUSY, &sc->flags),
+				   XPRTRDMA_SEND_STALL_SECS * HZ))
+		return 0;
+	pr_warn_ratelimited("xprtrdma: an earlier %sSend to %s has not completed in %u s; reconnecting\n",
+			    what, xprt->address_strings[RPC_DISPLAY_ADDR],
+			    XPRTRDMA_SEND_STALL_SECS);
+	xprt_force_disconnect(xprt);
+	return -ENOTCONN;
+}
+
+/**
  * xprtrdma_sendctx_post - post a Send, behind an optional chain of WRs
  * @sc: send context whose buffer holds @len bytes to send; idle
  * @ep: connection to post on
@@ -482,6 +514,15 @@ static int xprtrdma_post_call(struct xprtrdma_req *req, struct xprtrdma_ep *ep)
 	const struct ib_send_wr *bad;
 	int len, ret, tries = 0;
 
+	/*
+	 * The reply came after the core decided to send again (it checks
+	 * without our mutex): the call is complete, and marshalling would
+	 * zero the memory the reply was placed in.  The reply handler
+	 * completes under @mr_mutex, so this look cannot miss it.
+	 */
+	if (READ_ONCE(rqst->rq_reply_bytes_recvd))
+		return 0;
+
 	/* A retransmission: the earlier chunks must be retired first. */
 	if (!list_empty(&req->mrs)) {
 		trace_xprtrdma_mr_recover(xp, rqst->rq_xid, req->nr_mrs);
@@ -573,13 +614,9 @@ int xprtrdma_send_request(struct rpc_rqst *rqst)
 	}
 
 	/* A retransmission, or a slot reused: the earlier Send must be retired. */
-	if (!xprtrdma_sendctx_wait_bounded(&req->sc)) {
-		pr_warn_ratelimited("xprtrdma: an earlier Send to %s has not completed in %u s; reconnecting\n",
-				    xprt->address_strings[RPC_DISPLAY_ADDR],
-				    XPRTRDMA_SEND_STALL_SECS);
-		xprt_force_disconnect(xprt);
-		return -ENOTCONN;
-	}
+	ret = xprtrdma_sendctx_reuse(&req->sc, xprt, "");
+	if (ret)
+		return ret;
 	mutex_lock(&req->mr_mutex);
 	ret = xprtrdma_post_call(req, ep);
 	mutex_unlock(&req->mr_mutex);

@@ -376,8 +376,14 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 				 wc->ex.invalidate_rkey))
 		xprtrdma_foreign_invalidation(xp, wc->ex.invalidate_rkey,
 					      hdr->xid);
-	mutex_unlock(&req->mr_mutex);
 
+	/*
+	 * @mr_mutex stays held until the core has the reply: a
+	 * retransmission zeroes the memory it registers (see
+	 * xprtrdma_register_xdr()), and must neither wipe bytes we are
+	 * placing nor go out for a call whose reply is already complete
+	 * (xprtrdma_post_call() checks under the same mutex).
+	 */
 	if (ret) {
 		reason = "malformed";
 		pr_warn_ratelimited("xprtrdma: malformed reply (%d) from %s, XID 0x%08x\n",
@@ -411,6 +417,8 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 	xprt_complete_rqst(rqst->rq_task, copied);
 	xprt_unpin_rqst(rqst);
 	spin_unlock(&xprt->queue_lock);
+	/* The slot may be reused now, but @req lives as long as @xp. */
+	mutex_unlock(&req->mr_mutex);
 }
 
 /**

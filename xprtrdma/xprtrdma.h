@@ -536,6 +536,8 @@ int xprtrdma_sendctx_post(struct xprtrdma_sendctx *sc, struct xprtrdma_ep *ep,
 			  u32 len, struct ib_send_wr *first,
 			  struct ib_send_wr *last,
 			  const struct ib_send_wr **bad);
+int xprtrdma_sendctx_reuse(struct xprtrdma_sendctx *sc, struct rpc_xprt *xprt,
+			   const char *what);
 void xprtrdma_copy_xdr(void *dst, const struct xdr_buf *xdr, u32 tail_skip,
 		       bool pages);
 
@@ -546,28 +548,6 @@ bool xprtrdma_sendctx_reap(struct xprtrdma_sendctx *sc,
 static inline void xprtrdma_sendctx_wait(struct xprtrdma_sendctx *sc)
 {
 	wait_var_event(&sc->flags, !test_bit(XPRTRDMA_SEND_BUSY, &sc->flags));
-}
-
-/**
- * xprtrdma_sendctx_wait_bounded - wait a while for a send context's last Send
- * @sc: send context about to be reused
- *
- * A sender that finds the previous Send on its buffer still outstanding
- * waits here holding XPRT_LOCKED, and the transport cannot close while it
- * does.  The Send watchdog's fence flushes a Send that is stuck on the
- * wire, but one the provider lost never completes: after
- * %XPRTRDMA_SEND_STALL_SECS the caller gives up and breaks the
- * connection, whose teardown reaps it.
- *
- * Context: process context, may sleep.
- *
- * Return: true if @sc is idle, false if its Send is still outstanding.
- */
-static inline bool xprtrdma_sendctx_wait_bounded(struct xprtrdma_sendctx *sc)
-{
-	return wait_var_event_timeout(&sc->flags,
-				      !test_bit(XPRTRDMA_SEND_BUSY, &sc->flags),
-				      XPRTRDMA_SEND_STALL_SECS * HZ) != 0;
 }
 
 /* backchannel.c */
