@@ -80,7 +80,14 @@
 #include "fuzz.h"
 #include "pdata.h"
 
-#define HS_INLINE		4096	/* our receive and send buffer size */
+#define HS_INLINE		4096	/* our receive buffer size */
+/*
+ * Our send buffer size, advertised as such: a client whose receive
+ * buffers are larger (rdma_max_inline_read raised) gets replies of up to
+ * this much inline, so a call can go without a Reply chunk on one
+ * connection and need one on the next (security-review-zero-retrans).
+ */
+#define HS_SEND_INLINE		16384
 #define HS_RECV_DEPTH		160	/* > the client's 128 slots + backchannel */
 #define HS_SEND_SLOTS		64
 #define HS_MAX_GRANT		64
@@ -152,6 +159,7 @@ enum hs_sel {
 	SEL_MREPLY,	/* contains the marker and offered a Reply chunk */
 	SEL_WRITE_ODD,	/* offered a Write chunk whose first segment is not
 			 * a whole number of XDR words (an odd O_DIRECT READ) */
+	SEL_READLINK,	/* an NFS READLINK offering no Write or Reply chunk */
 };
 
 struct hs_case {
@@ -400,7 +408,7 @@ static int post_send(struct hs_conn *c, const void *hdr, size_t hlen,
 
 	if (c->dead)
 		return -1;
-	if (hlen + blen > HS_INLINE || pad > HS_STAGE_SIZE) {
+	if (hlen + blen > HS_SEND_INLINE || pad > HS_STAGE_SIZE) {
 		say("conn %u: %zu-byte message (and %u of padding) too large to send",
 		    c->serial, hlen + blen, pad);
 		return -1;
@@ -413,7 +421,7 @@ static int post_send(struct hs_conn *c, const void *hdr, size_t hlen,
 		usleep(50);
 	}
 	slot = c->send_next++ % HS_SEND_SLOTS;
-	dst = c->send_buf + (size_t)slot * HS_INLINE;
+	dst = c->send_buf + (size_t)slot * HS_SEND_INLINE;
 	if (hlen)
 		memcpy(dst, hdr, hlen);
 	if (blen)
@@ -1651,6 +1659,67 @@ static void stale_send(struct hs_conn *c)
 	stale_rec = NULL;
 }
 
+/*
+ * security-review-zero-retrans: a call that went without chunks (the
+ * client's receive buffers are large enough) is dropped unanswered, and
+ * the next connection advertises 1 KiB inline, so its retransmission must
+ * offer a Reply chunk: memory no earlier transmission registered.  That
+ * retransmission's reply is the real one, but only its first half is RDMA
+ * Written while the Reply chunk claims all of it.  The client cannot
+ * tell: what it hands up for the other half must be zeros, never what
+ * the memory held before.
+ */
+static __be32 zr_xid;
+static bool zr_pending;
+
+static void c_overclaim_reply(struct hs_act *a)
+{
+	struct hs_call *call = a->call;
+	struct nfsrdma_wire_seg out[NFSRDMA_WIRE_MAX_CHUNK_SEGS];
+	struct raw m = { .len = 0 };
+	u32 half, i, left;
+
+	if (!a->rec || !call->has_reply || !call->rsegs_n ||
+	    a->len > chunk_cap(call->rsegs, call->rsegs_n)) {
+		say("conn %u: no Reply chunk to over-claim", a->c->serial);
+		send_reply(a->c, call, a->rec, a->len);
+		return;
+	}
+	half = (a->len / 2) & ~3u;
+	memcpy(a->c->stage, a->rec, half);
+	if (rdma_write_chunk(a->c, call->rsegs, call->rsegs_n, a->c->stage,
+			     half, out))
+		return;
+	put_fixed(&m, a, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_NOMSG);
+	put(&m, 0);		/* no Read list */
+	put(&m, 0);		/* no Write list */
+	put(&m, 1);
+	put(&m, call->rsegs_n);
+	for (i = 0, left = a->len; i < call->rsegs_n; i++) {
+		u32 take = left < call->rsegs[i].length ? left :
+			   call->rsegs[i].length;
+
+		put_seg(&m, &call->rsegs[i], take);
+		left -= take;
+	}
+	send_raw(a, &m, NULL, 0);
+	say("conn %u: xid %08x: %u of %zu reply bytes written, all over-claimed",
+	    a->c->serial, ntohl(call->xid), half, a->len);
+}
+
+static const struct hs_case zr_second = {
+	"security-review-zero-retrans",
+	"the retransmission's Reply chunk claimed whole, half written",
+	SEL_REPLY, true, c_overclaim_reply,
+};
+
+static void c_zero_retrans(struct hs_act *a)
+{
+	zr_xid = a->call->xid;
+	zr_pending = true;
+	cm_arm(a, CM_PDATA_SMALL);
+}
+
 static const struct hs_case cases[] = {
 	{ "unknown-xid", "a reply for an XID never sent, then the real one", SEL_MARKER, true, c_unknown_xid },
 	{ "dup-reply", "the real reply, twice", SEL_MARKER, true, c_dup_reply },
@@ -1701,6 +1770,7 @@ static const struct hs_case cases[] = {
 	{ "pdata-small", "drop the connection; accept the next advertising 1 KiB inline", SEL_MARKER, false, c_pdata_small },
 	{ "silent", "drop the connection; accept the next and never answer on it", SEL_MARKER, false, c_silent },
 	{ "old-conn-reply", "drop the connection unanswered; the real reply first on the next", SEL_MARKER, true, c_old_conn_reply },
+	{ "security-review-zero-retrans", "a READLINK with no chunks: drop; 1 KiB inline next; its Reply chunk claimed whole, half written", SEL_READLINK, false, c_zero_retrans },
 };
 
 #define NR_CASES (sizeof(cases) / sizeof(cases[0]))
@@ -1834,6 +1904,55 @@ static struct hs_call *call_take(struct hs_conn *c, __be32 xid)
 	return NULL;
 }
 
+/*
+ * Is @rec an NFS READLINK call: NFSv3 procedure 5, or an NFSv4 COMPOUND
+ * of [SEQUENCE,] PUTFH, READLINK?  Enough XDR for the test's own calls.
+ */
+static bool rpc_is_readlink(const uint8_t *rec, size_t len)
+{
+	size_t p = 24;
+	u32 i, l, vers;
+
+	if (len < p || get32(rec + 4) != RPC_CALL ||
+	    get32(rec + 12) != 100003)
+		return false;
+	vers = get32(rec + 16);
+	for (i = 0; i < 2; i++) {	/* the credential, the verifier */
+		if (p + 8 > len)
+			return false;
+		l = get32(rec + p + 4);
+		if (l > 400)
+			return false;
+		p += 8 + xdr_round(l);
+	}
+	if (vers == 3)
+		return get32(rec + 20) == 5;
+	if (vers != 4 || get32(rec + 20) != 1 || p + 4 > len)
+		return false;
+	l = get32(rec + p);		/* the tag */
+	if (l > 64)
+		return false;
+	p += 4 + xdr_round(l) + 8;	/* minorversion, number of ops */
+	while (p + 4 <= len) {
+		u32 op = get32(rec + p);
+
+		p += 4;
+		if (op == 53) {		/* SEQUENCE: session ID, 4 words */
+			p += 32;
+		} else if (op == 22) {	/* PUTFH */
+			if (p + 4 > len)
+				return false;
+			l = get32(rec + p);
+			if (l > 128)
+				return false;
+			p += 4 + xdr_round(l);
+		} else {
+			return op == 27;	/* READLINK */
+		}
+	}
+	return false;
+}
+
 static bool sel_matches(const struct hs_case *hc, const struct hs_call *call,
 			const uint8_t *rec, size_t len)
 {
@@ -1853,6 +1972,9 @@ static bool sel_matches(const struct hs_case *hc, const struct hs_call *call,
 	case SEL_WRITE_ODD:
 		return call->nr_write && call->wsegs_n &&
 		       (call->wsegs[0].length & 3);
+	case SEL_READLINK:
+		return !call->nr_write && !call->has_reply &&
+		       rpc_is_readlink(rec, len);
 	}
 	return false;
 }
@@ -1998,7 +2120,11 @@ static void handle_recv(struct hs_conn *c, const uint8_t *buf, size_t len)
 	}
 	dbg("call xid %08x: %zu bytes, %u read segs, %u write chunks, reply chunk %d",
 	    ntohl(call->xid), rlen, h->nr_read, h->nr_write, h->has_reply);
-	if (armed && sel_matches(armed, call, rec, rlen)) {
+	if (zr_pending && call->xid == zr_xid && call->has_reply) {
+		/* The retransmission security-review-zero-retrans waits for. */
+		zr_pending = false;
+		call->hc = &zr_second;
+	} else if (armed && sel_matches(armed, call, rec, rlen)) {
 		call->hc = armed;
 		armed = NULL;
 		if (!call->hc->forward) {
@@ -2206,7 +2332,8 @@ static int accept_pdata(enum hs_cm cm, uint8_t *buf, struct hs_conn *c)
 	struct nfsrdma_wire_cm_pdata said;
 	int len;
 
-	len = hostile_pdata_build(cm_pdata(cm), HS_INLINE, buf);
+	len = hostile_pdata_build(cm_pdata(cm), HS_SEND_INLINE, HS_INLINE,
+				  buf);
 	if (len < 0)
 		return -1;
 	if (!nfsrdma_wire_decode_cm_pdata(&said, buf, len) &&
@@ -2261,7 +2388,8 @@ static void conn_accept(struct rdma_cm_event *ev)
 	c->id = id;
 	id->context = c;
 	c->peer_recv = peer.recv_size;
-	c->max_inline = peer.recv_size < HS_INLINE ? peer.recv_size : HS_INLINE;
+	c->max_inline = peer.recv_size < HS_SEND_INLINE ? peer.recv_size :
+			HS_SEND_INLINE;
 	c->want_credits = 1;
 	c->silent = cm == CM_SILENT;
 
@@ -2275,13 +2403,14 @@ static void conn_accept(struct rdma_cm_event *ev)
 	c->rcq = ibv_create_cq(id->verbs, HS_RECV_DEPTH, c, c->rch, 0);
 	c->scq = ibv_create_cq(id->verbs, HS_SQ_DEPTH, c, NULL, 0);
 	c->recv_buf = calloc(HS_RECV_DEPTH, HS_INLINE);
-	c->send_buf = calloc(HS_SEND_SLOTS, HS_INLINE);
+	c->send_buf = calloc(HS_SEND_SLOTS, HS_SEND_INLINE);
 	c->stage = calloc(1, HS_STAGE_SIZE);
 	if (!c->rcq || !c->scq || !c->recv_buf || !c->send_buf || !c->stage)
 		goto fail;
 	c->recv_mr = ibv_reg_mr(c->pd, c->recv_buf, HS_RECV_DEPTH * HS_INLINE,
 				IBV_ACCESS_LOCAL_WRITE);
-	c->send_mr = ibv_reg_mr(c->pd, c->send_buf, HS_SEND_SLOTS * HS_INLINE, 0);
+	c->send_mr = ibv_reg_mr(c->pd, c->send_buf,
+				 HS_SEND_SLOTS * HS_SEND_INLINE, 0);
 	c->stage_mr = ibv_reg_mr(c->pd, c->stage, HS_STAGE_SIZE,
 				 IBV_ACCESS_LOCAL_WRITE);
 	if (!c->recv_mr || !c->send_mr || !c->stage_mr)

@@ -355,7 +355,8 @@ static int conn_open(struct conn *c, const char *server, bool no_recvs,
 		if (post_recv(c, i))
 			goto fail;
 
-	pdlen = hostile_pdata_build(pdata, HOSTILE_BUF_SIZE, pd);
+	pdlen = hostile_pdata_build(pdata, HOSTILE_BUF_SIZE, HOSTILE_BUF_SIZE,
+				    pd);
 	if (pdlen < 0)
 		goto fail;
 	/* What the server may send us is what the codec reads in it. */

@@ -13,11 +13,11 @@
 
 #include "pdata.h"
 
-int hostile_pdata_build(enum hostile_pdata kind, unsigned int size,
-			uint8_t *buf)
+int hostile_pdata_build(enum hostile_pdata kind, unsigned int send_size,
+			unsigned int recv_size, uint8_t *buf)
 {
 	struct nfsrdma_wire_cm_pdata pd = {
-		.send_size = size, .recv_size = size,
+		.send_size = send_size, .recv_size = recv_size,
 	};
 	uint32_t foreign = htonl(0x12345678);
 	int len;

@@ -23,11 +23,12 @@ enum hostile_pdata {
 
 /*
  * Build @kind's private data into @buf (NFSRDMA_WIRE_CM_PDATA_SIZE bytes)
- * and return its length: 0 for none, -1 if @size cannot be encoded.
+ * and return its length: 0 for none, -1 if a size cannot be encoded.
+ * The honest and malformed kinds advertise @send_size and @recv_size.
  * What a conforming peer takes from it is nfsrdma_wire_decode_cm_pdata()
  * of those bytes: the same codec the modules use.
  */
-int hostile_pdata_build(enum hostile_pdata kind, unsigned int size,
-			uint8_t *buf);
+int hostile_pdata_build(enum hostile_pdata kind, unsigned int send_size,
+			unsigned int recv_size, uint8_t *buf);
 
 #endif

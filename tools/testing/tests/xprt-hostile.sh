@@ -73,6 +73,13 @@
 # should have dropped.  After a malformed Call a good one follows, whose
 # answer shows the backchannel still works.
 #
+# security-review-zero-retrans reads a symlink's 2000-byte target on a
+# mount of its own made while rdma_max_inline_read is 16 KiB, so its
+# READLINK goes without chunks.  The server drops it unanswered and
+# advertises 1 KiB inline on the next connection: the retransmission
+# offers a Reply chunk, memory that no earlier transmission registered,
+# and the reply writes half of it while claiming all of it.
+#
 # Outcome "zeroed": the syscall succeeded and returned as many bytes as
 # expected, each either the right byte or zero, and not all right: the
 # server claimed bytes it never wrote, and the client must hand up zeros
@@ -165,7 +172,12 @@ pdata-huge                m ok
 pdata-small               m ok
 silent                    s ok srv:swallowed
 old-conn-reply            m ok srv:stale
+security-review-zero-retrans l zeroed srv:over-claimed
 "
+
+hs_link_target() {
+	head -c 2000 /dev/zero | tr '\0' t
+}
 
 hs_read_content() {
 	yes "hostile $1" | head -c "$HS_READ_SIZE"
@@ -200,6 +212,7 @@ server_prepare() {
 			: >"$EXPORT_DIR/next-$name"
 			;;
 		w | p) hs_read_content "$name" >"$EXPORT_DIR/read-$name.bin" ;;
+		l) ln -s "$(hs_link_target)" "$EXPORT_DIR/link-$name" ;;
 		r)
 			mkdir "$EXPORT_DIR/dir-$name"
 			for ((i = 0; i < HS_DIR_ENTRIES; i++)); do
@@ -594,7 +607,7 @@ hs_must() {
 
 hs_case() {
 	local name=$1 sel=$2 allowed=$3 must=$4 rc t0 t1 secs got lines violations
-	local srvlines honest silent_left='' limit
+	local srvlines honest silent_left="" limit inl
 	violations=$(grep -c VIOLATION "$HS_CTL/hostile-server.log")
 	srvlines=$(wc -l <"$HS_CTL/hostile-server.log")
 	rm -f "$HS_CTL/hs.armed.$name" "$HS_CTL/hs.fired.$name"
@@ -640,6 +653,34 @@ open(sys.argv[2], "wb").write(bytes(mv[100:100 + got]))' \
 			timeout 55 cat "$HS_SILENT_MNT/HOSTILE-$name" >/tmp/hs.got 2>/tmp/hs.err
 			rc=$?
 		else
+			rc=mount
+		fi
+		if mountpoint -q "$HS_SILENT_MNT" && ! timeout 60 umount "$HS_SILENT_MNT"; then
+			silent_left="umount of $HS_SILENT_MNT failed"
+		fi
+		;;
+	l)
+		# Its own mount, as for s, whose transport is created while
+		# rdma_max_inline_read is 16 KiB: replies of up to 16 KiB
+		# come inline, so its READLINK offers no chunk until the
+		# case's reconnect lowers the inline size to 1 KiB.
+		# readlink(2) stops at the first zero byte, so a target cut
+		# short stands for zeros after it.
+		hs_link_target >/tmp/hs.want
+		mkdir -p "$HS_SILENT_MNT"
+		inl=$(cat /proc/sys/sunrpc/rdma_max_inline_read)
+		echo 16384 >/proc/sys/sunrpc/rdma_max_inline_read
+		if MNT=$HS_SILENT_MNT nfs_mount "$HS_SILENT_VERS"; then
+			echo "$inl" >/proc/sys/sunrpc/rdma_max_inline_read
+			hs_stale_fill
+			timeout 55 python3 -c 'import os, sys
+got = os.readlink(sys.argv[1].encode())
+want = int(sys.argv[3])
+open(sys.argv[2], "wb").write(got + b"\0" * (want - len(got)))' \
+				"$HS_SILENT_MNT/link-$name" /tmp/hs.got 2000 2>/tmp/hs.err
+			rc=$?
+		else
+			echo "$inl" >/proc/sys/sunrpc/rdma_max_inline_read
 			rc=mount
 		fi
 		if mountpoint -q "$HS_SILENT_MNT" && ! timeout 60 umount "$HS_SILENT_MNT"; then
