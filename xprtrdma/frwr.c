@@ -446,11 +446,10 @@ int xprtrdma_register_xdr(struct xprtrdma_req *req, struct xdr_buf *xdr,
 			 * zeroes what it registers, because a retransmission
 			 * may register memory an earlier one did not (a Reply
 			 * chunk after a reconnect lowered the inline size).
-			 * That cannot wipe a reply: one that names chunks is
-			 * bound to this transmission's handles, and the reply
-			 * handler places and completes under @mr_mutex, which
-			 * xprtrdma_post_call() holds and under which it sends
-			 * nothing for a call already complete.
+			 * That cannot wipe a reply: the reply handler places
+			 * and completes under @mr_mutex, which
+			 * xprtrdma_post_call() holds here and under which it
+			 * sends nothing for a call already complete.
 			 */
 			if (remote_write)
 				memzero_page(page, off, len);

@@ -398,7 +398,8 @@ int xprtrdma_sendctx_init(struct xprtrdma_sendctx *sc,
  * Context: process context, may sleep.
  *
  * Return: 0 if @sc is idle, %-ENOTCONN if its Send is still outstanding
- * (the core reconnects and retransmits).
+ * (a call is retransmitted after the reconnect; a backchannel Reply is
+ * dropped and the server retries its Call).
  */
 int xprtrdma_sendctx_reuse(struct xprtrdma_sendctx *sc, struct rpc_xprt *xprt,
 			   const char *what)

@@ -417,7 +417,7 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 	xprt_complete_rqst(rqst->rq_task, copied);
 	xprt_unpin_rqst(rqst);
 	spin_unlock(&xprt->queue_lock);
-	/* The slot may be reused now, but @req lives as long as @xp. */
+	/* The task may run on; its buf_free waits for this unlock. */
 	mutex_unlock(&req->mr_mutex);
 }
 

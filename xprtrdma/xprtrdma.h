@@ -358,7 +358,10 @@ struct xprtrdma_bc {
  * @sc: the Send carrying the call
  * @mr_mutex: guards @mrs and @nr_mrs among the sender, the reply handler,
  *	buf_free and teardown; whoever holds it with @mrs non-empty knows the
- *	connection owning those MRs is still alive
+ *	connection owning those MRs is still alive.  The reply handler also
+ *	holds it while it places a reply and completes the RPC, so that a
+ *	transmission's marshalling (which zeroes what it registers) never
+ *	overlaps a reply it could wipe
  * @mrs: MRs registered for this call's chunks
  * @nr_mrs: entries on @mrs
  * @write_offered: bytes offered in the Write chunk, 0 if none

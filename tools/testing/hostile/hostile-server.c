@@ -1788,6 +1788,8 @@ static const struct hs_case *case_by_name(const char *name)
 static void arm(const struct hs_case *hc)
 {
 	armed = hc;
+	/* A new case: whatever the last one waited for is not coming. */
+	zr_pending = false;
 	say("armed %s (%s)", hc->name, hc->what);
 	ctl_touch("armed", hc->name);
 }
