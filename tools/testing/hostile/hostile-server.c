@@ -610,6 +610,25 @@ static void put_seg(struct raw *m, const struct nfsrdma_wire_seg *s, u32 len)
 	put(m, (u32)s->offset);
 }
 
+/*
+ * A chunk's segment count and its segments, each claiming as much of
+ * @claim bytes as it can hold: what a server that wrote @claim bytes
+ * would return, whether or not it did.
+ */
+static void put_claim(struct raw *m, const struct nfsrdma_wire_seg *segs,
+		      u32 nsegs, u32 claim)
+{
+	u32 i;
+
+	put(m, nsegs);
+	for (i = 0; i < nsegs; i++) {
+		u32 take = claim < segs[i].length ? claim : segs[i].length;
+
+		put_seg(m, &segs[i], take);
+		claim -= take;
+	}
+}
+
 static void put_fixed(struct raw *m, struct hs_act *a, u32 vers, u32 proc)
 {
 	memcpy(m->b + m->len, &a->call->xid, 4);
@@ -934,7 +953,7 @@ static void c_overclaim_write(struct hs_act *a)
 	struct raw m = { .len = 0 };
 	const uint8_t *b;
 	size_t bl;
-	u32 n, off, i, left;
+	u32 n, off;
 
 	if (!a->rec || !find_data_item(a->rec, a->len, chunk_cap(call->wsegs,
 					call->wsegs_n), &off, &n)) {
@@ -949,14 +968,7 @@ static void c_overclaim_write(struct hs_act *a)
 	put_fixed(&m, a, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSG);
 	put(&m, 0);
 	put(&m, 1);
-	put(&m, call->wsegs_n);
-	for (i = 0, left = n; i < call->wsegs_n; i++) {
-		u32 take = left < call->wsegs[i].length ? left :
-			   call->wsegs[i].length;
-
-		put_seg(&m, &call->wsegs[i], take);
-		left -= take;
-	}
+	put_claim(&m, call->wsegs, call->wsegs_n, n);
 	put(&m, 0);		/* end of Write list */
 	put(&m, 0);		/* no Reply chunk */
 	b = head_of(a, &bl, &n);
@@ -1677,7 +1689,7 @@ static void c_overclaim_reply(struct hs_act *a)
 	struct hs_call *call = a->call;
 	struct nfsrdma_wire_seg out[NFSRDMA_WIRE_MAX_CHUNK_SEGS];
 	struct raw m = { .len = 0 };
-	u32 half, i, left;
+	u32 half;
 
 	if (!a->rec || !call->has_reply || !call->rsegs_n ||
 	    a->len > chunk_cap(call->rsegs, call->rsegs_n)) {
@@ -1694,14 +1706,7 @@ static void c_overclaim_reply(struct hs_act *a)
 	put(&m, 0);		/* no Read list */
 	put(&m, 0);		/* no Write list */
 	put(&m, 1);
-	put(&m, call->rsegs_n);
-	for (i = 0, left = a->len; i < call->rsegs_n; i++) {
-		u32 take = left < call->rsegs[i].length ? left :
-			   call->rsegs[i].length;
-
-		put_seg(&m, &call->rsegs[i], take);
-		left -= take;
-	}
+	put_claim(&m, call->rsegs, call->rsegs_n, a->len);
 	send_raw(a, &m, NULL, 0);
 	say("conn %u: xid %08x: %u of %zu reply bytes written, all over-claimed",
 	    a->c->serial, ntohl(call->xid), half, a->len);
