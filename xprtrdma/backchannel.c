@@ -214,8 +214,18 @@ void xprtrdma_bc_receive(struct xprtrdma_xprt *xp, __be32 xid, void *inl,
 		return;
 	}
 
-	/* The slot's buffers are reused: its previous Reply must be gone. */
-	xprtrdma_sendctx_wait(&bc->sc);
+	/*
+	 * The slot's buffers are reused: its previous Reply must be gone.
+	 * Bounded, as the wait holds up every reply behind this call.
+	 */
+	if (xprtrdma_sendctx_reuse(&bc->sc, xprt, "backchannel ")) {
+		spin_lock(&xp->bc_lock);
+		list_add(&bc->list, &xp->bc_free);
+		spin_unlock(&xp->bc_lock);
+		trace_xprtrdma_cb_call(xp, xid, ilen,
+				       "dropped: slot's last Reply never completed");
+		return;
+	}
 
 	rqst = &bc->rqst;
 	xprtrdma_bc_reset_bufs(bc);

@@ -668,6 +668,11 @@ void xprtrdma_qp_fence(struct xprtrdma_ep *ep)
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	int ret;
 
+	/*
+	 * Every caller has said why it fences: the flushes that follow are
+	 * ours, not news about the peer (see xprtrdma_wr_failed()).
+	 */
+	set_bit(XPRTRDMA_EP_FLUSHED, &ep->flags);
 	ret = ib_modify_qp(ep->cm_id->qp, &attr, IB_QP_STATE);
 	if (ret)
 		pr_warn_ratelimited("xprtrdma: cannot move QP %u to Error (%d)\n",

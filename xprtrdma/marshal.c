@@ -390,16 +390,17 @@ int xprtrdma_sendctx_init(struct xprtrdma_sendctx *sc,
  *
  * A sender that finds the previous Send on its buffer still outstanding
  * waits here holding XPRT_LOCKED, and the transport cannot close while it
- * does.  The Send watchdog's fence flushes a Send that is stuck on the
- * wire, but one the provider lost never completes: after
+ * does; the reply handler waits here too, holding up every reply behind
+ * the one it handles.  The Send watchdog's fence flushes a Send that is
+ * stuck on the wire, but one the provider lost never completes: after
  * %XPRTRDMA_SEND_STALL_SECS we give up and break the connection, whose
  * teardown reaps it.
  *
  * Context: process context, may sleep.
  *
  * Return: 0 if @sc is idle, %-ENOTCONN if its Send is still outstanding
- * (a call is retransmitted after the reconnect; a backchannel Reply is
- * dropped and the server retries its Call).
+ * (a call is retransmitted after the reconnect; a reply or backchannel
+ * Call waiting on it is dropped, and its sender retries).
  */
 int xprtrdma_sendctx_reuse(struct xprtrdma_sendctx *sc, struct rpc_xprt *xprt,
 			   const char *what)
@@ -521,8 +522,10 @@ static int xprtrdma_post_call(struct xprtrdma_req *req, struct xprtrdma_ep *ep)
 	 * zero the memory the reply was placed in.  The reply handler
 	 * completes under @mr_mutex, so this look cannot miss it.
 	 */
-	if (READ_ONCE(rqst->rq_reply_bytes_recvd))
+	if (READ_ONCE(rqst->rq_reply_bytes_recvd)) {
+		trace_xprtrdma_send_skipped(xp, rqst->rq_xid);
 		return 0;
+	}
 
 	/* A retransmission: the earlier chunks must be retired first. */
 	if (!list_empty(&req->mrs)) {

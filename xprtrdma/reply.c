@@ -270,6 +270,7 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 	u32 len = wc->byte_len, ilen = 0;
 	const char *reason;
 	void *inl = NULL;
+	bool waited = false;
 	int ret, copied, chunk = 0;
 
 	ret = nfsrdma_wire_decode(hdr, rep->buf, len);
@@ -345,8 +346,24 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 	 */
 	for (;;) {
 		if (test_bit(XPRTRDMA_SEND_BUSY, &req->sc.flags)) {
-			atomic_long_inc(&xp->stats.reply_waits_send);
-			xprtrdma_sendctx_wait(&req->sc);
+			if (!waited)
+				atomic_long_inc(&xp->stats.reply_waits_send);
+			waited = true;
+			/*
+			 * A Send the provider lost would hold up every
+			 * reply behind this one: bounded, and the
+			 * connection is broken if it runs out.
+			 */
+			if (xprtrdma_sendctx_reuse(&req->sc, xprt, "")) {
+				trace_xprtrdma_reply_rejected(xp, hdr->xid,
+							      -ETIMEDOUT,
+							      "its Send never completed");
+				spin_lock(&xprt->queue_lock);
+				xprt_unpin_rqst(rqst);
+				spin_unlock(&xprt->queue_lock);
+				xprtrdma_unowned_message(xp, wc, hdr->xid);
+				return;
+			}
 		}
 		mutex_lock(&req->mr_mutex);
 		if (READ_ONCE(req->sent_gen) != ep->gen ||

@@ -143,6 +143,26 @@ TRACE_EVENT(xprtrdma_send_deferred,
 		  __entry->credits, __get_str(reason))
 );
 
+/*
+ * The core asked for a (re)transmission of a call whose reply had
+ * already come: nothing is sent, and its buffers are left as the reply
+ * placed them.
+ */
+TRACE_EVENT(xprtrdma_send_skipped,
+	TP_PROTO(const struct xprtrdma_xprt *xp, __be32 xid),
+	TP_ARGS(xp, xid),
+	TP_STRUCT__entry(
+		XPRTRDMA_TRACE_PEER_FIELDS(xp)
+		__field(u32, xid)
+	),
+	TP_fast_assign(
+		XPRTRDMA_TRACE_PEER_ASSIGN(xp);
+		__entry->xid = be32_to_cpu(xid);
+	),
+	TP_printk("peer=%s:%s xid=0x%08x", __get_str(addr), __get_str(port),
+		  __entry->xid)
+);
+
 /* A retransmission retires the MRs its earlier attempt registered. */
 TRACE_EVENT(xprtrdma_mr_recover,
 	TP_PROTO(const struct xprtrdma_xprt *xp, __be32 xid,

@@ -287,7 +287,7 @@ struct xprtrdma_ep {
 enum {
 	XPRTRDMA_EP_KA_BUSY,		/* a keepalive probe is in flight */
 	XPRTRDMA_EP_ESTABLISHED,	/* CM said ESTABLISHED, no disconnect since */
-	XPRTRDMA_EP_FLUSHED,		/* a flushed completion has been logged */
+	XPRTRDMA_EP_FLUSHED,		/* flushes logged, or we fenced the QP */
 };
 
 /* Bits in &xprtrdma_sendctx.flags */
@@ -544,14 +544,8 @@ int xprtrdma_sendctx_reuse(struct xprtrdma_sendctx *sc, struct rpc_xprt *xprt,
 void xprtrdma_copy_xdr(void *dst, const struct xdr_buf *xdr, u32 tail_skip,
 		       bool pages);
 
-/* Wait until @sc's previous Send has completed; process context. */
 bool xprtrdma_sendctx_reap(struct xprtrdma_sendctx *sc,
 			   struct xprtrdma_ep *ep);
-
-static inline void xprtrdma_sendctx_wait(struct xprtrdma_sendctx *sc)
-{
-	wait_var_event(&sc->flags, !test_bit(XPRTRDMA_SEND_BUSY, &sc->flags));
-}
 
 /* backchannel.c */
 int xprtrdma_bc_setup(struct rpc_xprt *xprt, unsigned int min_reqs);
