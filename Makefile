@@ -39,7 +39,7 @@ help:
 	@echo "make fuzz-live     the live mutation fuzzer, our server then our client, debug"
 	@echo "                   kernel: FUZZ_LIVE_SECONDS (600), FUZZ_LIVE_SEED (random, printed)"
 	@echo "make bench         fio and perftest in two VMs against the in-tree, TCP and bare"
-	@echo "                   rxe, results/bench/; about 35 min"
+	@echo "                   rxe, results/bench/; about 65 min"
 	@echo "make debug-kernel  build the debug-tier kernel once (20-35 min), then find it cached"
 	@echo "make install       install modules and modprobe config (root); seconds"
 	@echo "make uninstall     remove what make install put in place (root)"

@@ -3,7 +3,8 @@
 #
 # bench_report.py [BENCH_DIR]: turn the raw outputs tools/testing/make-bench.sh
 # left in BENCH_DIR/raw/<column>/<rep>/ into BENCH_DIR/bench.md (a markdown
-# table, also printed) and BENCH_DIR/bench.png (gnuplot).  Standard library
+# table, also printed), BENCH_DIR/bench.png (gnuplot) and
+# BENCH_DIR/summary.json (the medians, for scripts).  Standard library
 # only: it runs wherever 'make bench' runs.
 #
 # A repetition counts only if make-bench.sh marked it PASS after checking the
@@ -17,14 +18,39 @@ import subprocess
 import sys
 
 MIB = 1 << 20
+GIB = 1 << 30
 
-# fio jobs, as tests/bench.sh names them: label, fio direction, main metric.
+# fio jobs, as tests/bench.sh names them: label, fio direction, main metric
+# (bw, iops, or lat: completion latency percentiles in µs).
 FIO_JOBS = [
     ("seq-write", "seq write 1 MiB, QD 8", "write", "bw"),
     ("seq-read", "seq read 1 MiB, QD 8", "read", "bw"),
     ("rand-read", "rand read 4 KiB, QD 16", "read", "iops"),
     ("rand-write", "rand write 4 KiB, QD 16", "write", "iops"),
+    ("qd1-read", "rand read 4 KiB, QD 1", "read", "lat"),
+    ("qd1-write", "rand write 4 KiB, QD 1", "write", "lat"),
 ]
+SEQ_JOBS = ("seq-write", "seq-read")
+
+# summary.json: metric name -> row key.  The sequential loads'
+# CPU cost is one figure per VM: both loads' CPU time over both loads'
+# bytes.
+SUMMARY = {
+    "seq_write_mibs": ("seq-write", "main"),
+    "seq_read_mibs": ("seq-read", "main"),
+    "rand_read_iops": ("rand-read", "main"),
+    "rand_write_iops": ("rand-write", "main"),
+    "qd1_read_p50_us": ("qd1-read", "p50"),
+    "qd1_read_p99_us": ("qd1-read", "p99"),
+    "qd1_write_p50_us": ("qd1-write", "p50"),
+    "qd1_write_p99_us": ("qd1-write", "p99"),
+    "cpu_s_per_gib_client": ("seq", "cpu-client"),
+    "cpu_s_per_gib_server": ("seq", "cpu-server"),
+    "meta_ops_s": ("meta", "main"),
+    "rxe_write_bw_mibs": ("ib_write_bw", "main"),
+    "rxe_read_bw_mibs": ("ib_read_bw", "main"),
+    "rxe_send_lat_us": ("ib_send_lat", "main"),
+}
 
 # perftest programs: label and what their result line holds.
 PERFTESTS = [
@@ -37,10 +63,12 @@ PERFTESTS = [
 # Known columns first, in this order; any other column a future make-bench.sh
 # adds is reported after them without a change here.
 COLUMN_ORDER = ["rdma-intree", "rdma-ours-client", "rdma-ours-server",
-                "rdma-ours", "tcp", "rxe"]
+                "rdma-ours", "rdma-intree-jumbo", "rdma-ours-jumbo", "tcp",
+                "rxe"]
 RATIOS = [("client ours/intree", "rdma-ours-client", "rdma-intree"),
           ("server ours/intree", "rdma-ours-server", "rdma-intree"),
           ("both ours/intree", "rdma-ours", "rdma-intree"),
+          ("MTU 9000 both ours/intree", "rdma-ours-jumbo", "rdma-intree-jumbo"),
           ("tcp/intree", "tcp", "rdma-intree")]
 
 
@@ -65,10 +93,58 @@ def read_fio(path, direction):
     if not d.get("io_bytes"):
         raise ReportError(f"{path}: no {direction} I/O was done")
     try:
-        clat = d["clat_ns"]["percentile"]["50.000000"]
+        pct = d["clat_ns"]["percentile"]
+        p50, p99 = pct["50.000000"], pct["99.000000"]
     except KeyError as e:
-        raise ReportError(f"{path}: no median completion latency") from e
-    return {"bw": d["bw_bytes"] / MIB, "iops": d["iops"], "clat": clat / 1e6}
+        raise ReportError(f"{path}: no completion latency percentiles") from e
+    return {"bw": d["bw_bytes"] / MIB, "iops": d["iops"], "clat": p50 / 1e6,
+            "p50": p50 / 1e3, "p99": p99 / 1e3}
+
+
+def read_cpu(rdir, hz):
+    """{load: (client_s, server_s, wire_bytes)} from the CPU marks.
+
+    cpu.txt has one "LOAD EDGE CLIENT_TICKS SERVER_TICKS" line per mark the
+    host answered; wire.LOAD has the guest's "EDGE BYTES" at the same
+    marks.  A load without both edges of both is left out: its cost is
+    shown as unknown, never guessed.
+    """
+    ticks, wire, out = {}, {}, {}
+    try:
+        with open(os.path.join(rdir, "cpu.txt"), encoding="utf-8") as f:
+            for line in f:
+                load, edge, c, s = line.split()
+                ticks[(load, edge)] = (int(c), int(s))
+    except FileNotFoundError:
+        return out
+    except ValueError as e:
+        raise ReportError(f"{rdir}/cpu.txt: unreadable line: {e}") from e
+    for load in {k[0] for k in ticks}:
+        try:
+            with open(os.path.join(rdir, f"wire.{load}"), encoding="utf-8") as f:
+                for line in f:
+                    edge, b = line.split()
+                    wire[(load, edge)] = int(b)
+        except (FileNotFoundError, ValueError):
+            continue
+        try:
+            (c0, s0), (c1, s1) = ticks[(load, "start")], ticks[(load, "end")]
+            b = wire[(load, "end")] - wire[(load, "start")]
+        except KeyError:
+            continue
+        if min(c0, s0, c1, s1) < 0 or c1 < c0 or s1 < s0 or b <= 0:
+            continue
+        out[load] = ((c1 - c0) / hz, (s1 - s0) / hz, b)
+    return out
+
+
+def read_meta_load(path):
+    with open(path, encoding="utf-8") as f:
+        try:
+            r = json.load(f)
+            return float(r["ops_s"])
+        except (ValueError, KeyError, TypeError) as e:
+            raise ReportError(f"{path}: unreadable metadata result: {e}") from e
 
 
 def read_perftest(path, kind):
@@ -89,7 +165,20 @@ def read_perftest(path, kind):
     raise ReportError(f"{path}: no result line")
 
 
-def load(raw):
+def boot_loads(rdir):
+    """The loads a boot's env file limited it to (BENCH_LOADS), or None."""
+    try:
+        with open(os.path.join(rdir, "env"), encoding="utf-8") as f:
+            for line in f:
+                k, sep, v = line.strip().partition("=")
+                if sep and k == "BENCH_LOADS":
+                    return set(v.strip('"').split())
+    except FileNotFoundError:
+        pass
+    return None
+
+
+def load(raw, hz=100):
     """{column: {"kind": "nfs"|"perftest", "reps": [{row_key: value}]}}"""
     if not os.path.isdir(raw):
         raise ReportError(f"{raw}: no raw results; run tools/testing/make-bench.sh")
@@ -111,10 +200,33 @@ def load(raw):
             vals = {}
             if any(f.startswith("fio-") for f in files):
                 kind = "nfs"
-                for key, _, direction, _ in FIO_JOBS:
-                    r = read_fio(os.path.join(rdir, f"fio-{key}.json"), direction)
-                    vals[(key, "main")] = r["bw"] if key.startswith("seq") else r["iops"]
-                    vals[(key, "clat")] = r["clat"]
+                loads = boot_loads(rdir)
+                for key, _, direction, main in FIO_JOBS:
+                    path = os.path.join(rdir, f"fio-{key}.json")
+                    if loads is not None and key not in loads:
+                        continue
+                    # Runs from before a job existed are still reported.
+                    if main == "lat" and not os.path.exists(path):
+                        continue
+                    r = read_fio(path, direction)
+                    if main == "lat":
+                        vals[(key, "main")] = r["p50"]
+                        vals[(key, "p99")] = r["p99"]
+                        vals[(key, "p50")] = r["p50"]
+                    else:
+                        vals[(key, "main")] = r[main]
+                        vals[(key, "clat")] = r["clat"]
+                cpu = read_cpu(rdir, hz)
+                for key, (c, s, b) in cpu.items():
+                    vals[(key, "cpu-client")] = c / (b / GIB)
+                    vals[(key, "cpu-server")] = s / (b / GIB)
+                if all(k in cpu for k in SEQ_JOBS):
+                    b = sum(cpu[k][2] for k in SEQ_JOBS) / GIB
+                    vals[("seq", "cpu-client")] = sum(cpu[k][0] for k in SEQ_JOBS) / b
+                    vals[("seq", "cpu-server")] = sum(cpu[k][1] for k in SEQ_JOBS) / b
+                if os.path.exists(os.path.join(rdir, "meta.json")):
+                    vals[("meta", "main")] = read_meta_load(
+                        os.path.join(rdir, "meta.json"))
             elif any(f.startswith("perftest-") for f in files):
                 kind = "perftest"
                 for prog, _, pkind in PERFTESTS:
@@ -162,8 +274,19 @@ def rows(cols):
     """(label, metric, key, kind) per table row, NFS first, then perftest."""
     out = []
     for key, label, _, main in FIO_JOBS:
-        out.append((label, "MiB/s ↑" if main == "bw" else "IOPS ↑", (key, "main"), "nfs"))
-        out.append((label, "clat p50 ms ↓", (key, "clat"), "nfs"))
+        if main == "lat":
+            out.append((label, "clat p50 µs ↓", (key, "p50"), "nfs"))
+            out.append((label, "clat p99 µs ↓", (key, "p99"), "nfs"))
+        else:
+            out.append((label, "MiB/s ↑" if main == "bw" else "IOPS ↑",
+                        (key, "main"), "nfs"))
+            out.append((label, "clat p50 ms ↓", (key, "clat"), "nfs"))
+        out.append((label, "client VM CPU s/GiB ↓", (key, "cpu-client"), "nfs"))
+        out.append((label, "server VM CPU s/GiB ↓", (key, "cpu-server"), "nfs"))
+    out.append(("seq write + read", "client VM CPU s/GiB ↓", ("seq", "cpu-client"), "nfs"))
+    out.append(("seq write + read", "server VM CPU s/GiB ↓", ("seq", "cpu-server"), "nfs"))
+    out.append(("small files: create, stat, rename, unlink", "ops/s ↑",
+                ("meta", "main"), "nfs"))
     for prog, label, pkind in PERFTESTS:
         sizes = {r.get((prog, "size")) for c in cols.values() for r in c["reps"]}
         sizes.discard(None)
@@ -200,10 +323,17 @@ def markdown(cols, meta):
         "TCG-emulated soft-RoCE: compare numbers within this table only "
         "(Documentation/benchmarks.rst).")
     out.append("")
+    out.append(
+        "CPU s/GiB: the QEMU process's user and system time (under TCG, all "
+        "of its guest's work, the emulated rxe included) from the start of a "
+        "job to its end, per GiB the mount's RPCs carried in that time.")
+    out.append("")
     head = ["workload", "metric"] + names + [r[0] for r in ratios]
     out.append("| " + " | ".join(head) + " |")
     out.append("|" + "|".join([":---", ":---"] + ["---:"] * (len(head) - 2)) + "|")
     for label, metric, key, kind in rows(cols):
+        if not any(stats(cols, c, key) for c in names):
+            continue
         cells = [label, metric]
         for c in names:
             s = stats(cols, c, key) if cols[c]["kind"] == kind else None
@@ -305,6 +435,26 @@ def plot(cols, bench, meta):
     return os.path.join(bench, "bench.png")
 
 
+def summary(cols):
+    """summary.json: {"columns": {column: {metric: median}}, "ratios": ...}"""
+    out = {"columns": {}, "ranges": {}, "ratios": {}}
+    for c in order(cols):
+        med, rng = {}, {}
+        for metric, key in SUMMARY.items():
+            s = stats(cols, c, key)
+            if s:
+                med[metric] = round(s[0], 4)
+                rng[metric] = [round(s[1], 4), round(s[2], 4), s[3]]
+        out["columns"][c] = med
+        out["ranges"][c] = rng
+    for _, a, b in RATIOS:
+        if a in cols and b in cols:
+            ma, mb = out["columns"][a], out["columns"][b]
+            out["ratios"][f"{a}/{b}"] = {
+                m: round(ma[m] / mb[m], 4) for m in ma if m in mb and mb[m]}
+    return out
+
+
 def read_meta(raw):
     meta = {}
     try:
@@ -324,17 +474,25 @@ def main():
         os.path.join(here, "..", "..", "results", "bench")
     raw = os.path.join(bench, "raw")
     try:
-        cols = load(raw)
         meta = read_meta(raw)
+        try:
+            hz = int(meta.get("clk_tck", "100"))
+        except ValueError:
+            hz = 100
+        cols = load(raw, hz)
         md = markdown(cols, meta)
         with open(os.path.join(bench, "bench.md"), "w", encoding="utf-8") as f:
             f.write(md)
+        with open(os.path.join(bench, "summary.json"), "w", encoding="utf-8") as f:
+            json.dump(summary(cols), f, indent=1, sort_keys=True)
+            f.write("\n")
         png = plot(cols, bench, meta)
     except (ReportError, OSError) as e:
         print(f"bench_report: {e}", file=sys.stderr)
         return 1
     print(md)
-    print(f"bench_report: wrote {os.path.join(bench, 'bench.md')}"
+    print(f"bench_report: wrote {os.path.join(bench, 'bench.md')}, "
+          f"{os.path.join(bench, 'summary.json')}"
           + (f" and {png}" if png else ""))
     return 0
 

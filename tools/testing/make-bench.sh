@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make-bench.sh: 'make bench'.  Boots the two-VM topology once per column and
-# repetition, runs tests/bench.sh in it (fio on an NFSv4.2 mount, or
-# perftest on the bare rxe link), keeps every raw output under
-# results/bench/raw/<column>/<rep>/ and hands them to bench_report.py for
-# results/bench/bench.md and bench.png.  Documentation/benchmarks.rst says
-# what the numbers mean.
+# repetition, runs tests/bench.sh in it (fio and a small-file metadata load
+# on an NFSv4.2 mount, or perftest on the bare rxe link), reads both QEMU
+# processes' CPU time at the marks the guest sets around each fio job,
+# keeps every raw output under results/bench/raw/<column>/<rep>/ and hands
+# them to bench_report.py for results/bench/bench.md, bench.png and
+# summary.json.  Documentation/benchmarks.rst says what the numbers mean.
 #
 # Environment: BENCH_REPS (3), BENCH_RUNTIME (20 s per fio job),
 # BENCH_OURS=0 drops the rdma-ours-client, rdma-ours-server and
@@ -38,6 +39,7 @@ columns() {
 		rxe          perftest  -     intree  intree
 		rdma-intree  nfs       rdma  intree  intree
 		tcp          nfs       tcp   intree  intree
+		rdma-intree-jumbo  nfs-jumbo  rdma  intree  intree
 	EOT
 	# They stage a 'make install' of the working tree.  One
 	# column per direction, so a gain or loss is pinned on the client
@@ -46,6 +48,7 @@ columns() {
 		echo "rdma-ours-client  nfs  rdma  ours    intree"
 		echo "rdma-ours-server  nfs  rdma  intree  ours"
 		echo "rdma-ours         nfs  rdma  ours    ours"
+		echo "rdma-ours-jumbo   nfs-jumbo  rdma  ours  ours"
 	fi
 }
 
@@ -65,20 +68,53 @@ current=
 stop_guests() {
 	local f
 	[ -n "$current" ] || return 0
+	: >"$current/cpu.stop"
 	for f in "$current"/*.pid; do
 		[ -e "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null
 	done
 }
 trap 'stop_guests; exit 130' INT TERM
 
+# qemu_ticks PIDFILE: the user plus system CPU time, in clock ticks, of the
+# QEMU process PIDFILE names: under TCG all of its guest's work, the
+# emulated rxe and NIC included.
+qemu_ticks() {
+	awk '{ print $14 + $15 }' "/proc/$(cat "$1")/stat" 2>/dev/null || echo -1
+}
+
+# cpu_sampler RUNDIR: answer the guests' CPU marks (tests/bench.sh
+# cpu_mark) until RUNDIR/cpu.stop appears: for each new
+# RUNDIR/cpumark.LOAD.EDGE, append "LOAD EDGE CLIENT_TICKS SERVER_TICKS"
+# to RUNDIR/cpu.txt, then create the cpuack file the guest waits for.
+cpu_sampler() {
+	local rundir=$1 m mark
+	while [ ! -e "$rundir/cpu.stop" ]; do
+		for m in "$rundir"/cpumark.*; do
+			[ -e "$m" ] || continue
+			mark=${m#"$rundir"/cpumark.}
+			[ -e "$rundir/cpuack.$mark" ] && continue
+			echo "${mark%.*} ${mark##*.} $(qemu_ticks "$rundir/client.pid")" \
+				"$(qemu_ticks "$rundir/server.pid")" >>"$rundir/cpu.txt"
+			: >"$rundir/cpuack.$mark"
+		done
+		sleep 0.05
+	done
+}
+
 # run_pair COLUMN MODE PROTO CLIENT SERVER REP: one boot of the VM pair.
 run_pair() {
 	local col=$1 mode=$2 proto=$3 client=$4 server=$5 rep=$6
-	local rundir=$BENCH/raw/$col/$rep timeout deadline why t0 name
+	local rundir=$BENCH/raw/$col/$rep timeout deadline why t0 name sampler
+	local loads='' mtu=''
 
 	rm -rf "$rundir"
 	mkdir -p "$rundir"
 	current=$rundir
+	# A jumbo-frame link (rxe then runs a 4096-byte path MTU, as RoCE
+	# deployments do): the sequential loads only, where it matters.
+	if [ "$mode" = nfs-jumbo ]; then
+		mode=nfs mtu=9000 loads="seq-write seq-read"
+	fi
 	cat >"$rundir/env" <<-EOT
 		TEST=bench
 		TOPOLOGY=2vm
@@ -95,6 +131,10 @@ run_pair() {
 		BENCH_PT_SECS=$PT_SECS
 		BENCH_PT_BW_OPTS="$PT_BW_OPTS"
 	EOT
+	if [ -n "$mtu" ]; then
+		echo "NET_MTU=$mtu" >>"$rundir/env"
+		echo "BENCH_LOADS=\"$loads\"" >>"$rundir/env"
+	fi
 	# The body's own TIMEOUT, worked out from the same variables it sees.
 	timeout=$(
 		BENCH_RUNTIME=$RUNTIME
@@ -106,7 +146,11 @@ run_pair() {
 	deadline=$((t0 + timeout))
 	# The test harness's own two-VM topology: a bench guest is a test guest.
 	vm_start_pair "$rundir" "$deadline"
+	cpu_sampler "$rundir" &
+	sampler=$!
 	vm_wait "$rundir" "$deadline" server client
+	: >"$rundir/cpu.stop"
+	wait "$sampler"
 	current=
 
 	why=$(vm_verdicts "$rundir" server client)
@@ -170,16 +214,27 @@ cat >"$BENCH/raw/meta" <<-EOT
 	pt_bw_opts=$PT_BW_OPTS
 	columns=$cols
 	host_cpus=$(nproc)
+	clk_tck=$(getconf CLK_TCK)
 	host_load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 EOT
 
 echo "bench: columns: $cols; $REPS repetition(s), fio ${RUNTIME} s per job"
 # Repetitions outermost: another job on the machine then slows every column
 # a little rather than one column a lot.
+boots=$((REPS * ${#plan[@]}))
+booted=0
 for ((rep = 1; rep <= REPS; rep++)); do
 	for p in "${plan[@]}"; do
+		# The time left, from the boots so far (columns differ, so
+		# this settles after the first repetition).
+		left=
+		if [ "$booted" -gt 0 ]; then
+			left="; about $((($(date +%s) - start) * (boots - booted) / booted / 60 + 1)) min left"
+		fi
+		echo "bench: boot $((booted + 1))/$boots: ${p%% *}, repetition $rep/$REPS$left"
 		# shellcheck disable=SC2086
 		run_pair $p "$rep"
+		booted=$((booted + 1))
 	done
 done
 

@@ -224,6 +224,11 @@ net_up() {
 		esac
 	fi
 	ip addr add "$addr/24" dev "$dev" || return 1
+	# NET_MTU (make bench's jumbo columns): set before the RDMA device
+	# appears, which takes its path MTU from the netdev's.
+	if [ -n "${NET_MTU:-}" ]; then
+		ip link set "$dev" mtu "$NET_MTU" || return 1
+	fi
 	ip link set "$dev" up || return 1
 	rdma_dev_add "$dev"
 }

@@ -12,6 +12,9 @@
 #   BENCH_PT_SECS   seconds each perftest bandwidth test runs
 #   BENCH_PT_BW_OPTS  extra options for ib_write_bw and ib_read_bw
 #                   (e.g. "-q 4 -s 262144" to try more QPs, larger messages)
+#   BENCH_LOADS     the fio jobs (and "meta") to run, all by default
+#   NET_MTU         the link's MTU (guest/lib.sh); with 9000 the test
+#                   checks that rxe took a 4096-byte path MTU
 #
 # Without them (vmtest.sh bench 2vm intree intree) it runs the NFS-over-RDMA
 # column once, which is a quick way to try a change to this file.  Raw
@@ -25,20 +28,24 @@ BENCH_RAMP=${BENCH_RAMP:-2}
 BENCH_FILE_MB=${BENCH_FILE_MB:-256}
 BENCH_PT_SECS=${BENCH_PT_SECS:-5}
 BENCH_PT_BW_OPTS=${BENCH_PT_BW_OPTS:-}
+BENCH_LOADS=${BENCH_LOADS:-seq-write seq-read rand-read rand-write qd1-read qd1-write meta}
 
 # 300 s for the boots and the server's setup, and 30 s beyond each of the
-# four fio jobs' own time for fio's start-up under TCG.  The host uses the
-# same figure as its deadline.
-TIMEOUT=$((300 + 4 * (BENCH_RUNTIME + BENCH_RAMP + 30)))
+# six fio jobs' and the metadata load's own time for start-up under TCG.
+# The host uses the same figure as its deadline.
+TIMEOUT=$((300 + 7 * (BENCH_RUNTIME + BENCH_RAMP + 30)))
 
 BENCH_FILE=bench.dat
 
 # name rw bs iodepth.  Depths keep a few RPCs in flight without letting one
-# job's queue outlast its runtime on a ~15 MB/s link.
+# job's queue outlast its runtime on a ~15 MB/s link.  The QD1 jobs measure
+# one RPC's latency with nothing queued beside it.
 BENCH_JOBS="seq-write write 1M 8
 seq-read read 1M 8
 rand-read randread 4k 16
-rand-write randwrite 4k 16"
+rand-write randwrite 4k 16
+qd1-read randread 4k 1
+qd1-write randwrite 4k 1"
 
 # perftest programs: bandwidth in both RDMA directions (the server pulls
 # NFS WRITE payloads with RDMA Read and pushes READ payloads with RDMA
@@ -162,24 +169,89 @@ bench_mount() {
 	awk -v m="$MNT" '$2 == m' /proc/mounts >/results/mount.txt
 }
 
+# wire_bytes: what the mount has moved over the wire so far, in bytes: the
+# server read and write bytes of its mountstats "bytes:" line, which count
+# what the RPCs carried rather than what the application asked for.
+wire_bytes() {
+	awk -v m="$MNT" '
+		$1 == "device" { here = ($5 == m) }
+		here && $1 == "bytes:" { print $6 + $7; exit }
+	' /proc/self/mountstats
+}
+
+# cpu_mark NAME EDGE: ask the host (make-bench.sh) to read both QEMU
+# processes' CPU time now, and wait until it has, so that the interval it
+# measures brackets exactly the work between two marks.  EDGE is start or
+# end; the mount's wire bytes at the same moment go to /results/wire.NAME.
+# Without a host that answers (vmtest.sh bench) the load runs unmeasured.
+cpu_mark() {
+	local i
+	: >"/results/cpumark.$1.$2"
+	for ((i = 0; i < 50; i++)); do
+		[ -e "/results/cpuack.$1.$2" ] && break
+		sleep 0.1
+	done
+	[ -e "/results/cpuack.$1.$2" ] ||
+		log "no host answered the CPU mark $1.$2; CPU time not measured"
+	echo "$2 $(wire_bytes)" >>"/results/wire.$1"
+}
+
 # run_fio NAME RW BS IODEPTH: one job on the file the server laid out.
 # O_DIRECT keeps the client's page cache out of the numbers; the file
 # already has its full size, so fio writes over it rather than extending it.
+# The CPU marks bracket the whole job, its ramp included; the wire bytes
+# of the same interval, not fio's post-ramp count, are what the CPU time
+# is divided by.
 run_fio() {
+	cpu_mark "$1" start
 	fio --name="$1" --filename="$MNT/$BENCH_FILE" --size="${BENCH_FILE_MB}M" \
 		--rw="$2" --bs="$3" --iodepth="$4" --ioengine=libaio --direct=1 \
 		--fallocate=none --time_based --runtime="$BENCH_RUNTIME" \
 		--ramp_time="$BENCH_RAMP" --output-format=json \
-		--output="/results/fio-$1.json" || fail "fio $1 exited with $?"
+		--output="/results/fio-$1.json" || fail "fio $1 exited with $?" || return 1
+	cpu_mark "$1" end
+}
+
+# run_meta: small-file metadata rates (create, stat, rename, unlink) in a
+# directory of its own, for BENCH_RUNTIME seconds.
+run_meta() {
+	local dir=$MNT/bench-meta
+	mkdir -p "$dir" || fail "cannot create $dir" || return 1
+	python3 "$REPO/tools/testing/bench-meta.py" "$dir" "$BENCH_RUNTIME" \
+		>/results/meta.json || fail "bench-meta.py exited with $?" || return 1
+	cat /results/meta.json
+	rm -rf "$dir"
+}
+
+# wanted LOAD: whether BENCH_LOADS names LOAD.
+wanted() {
+	case " $BENCH_LOADS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
+# jumbo_checked: with NET_MTU=9000, rxe's port must run the 4096-byte IB
+# MTU that a jumbo-frame RoCE deployment gets, or the column measures
+# nothing new.
+jumbo_checked() {
+	local mtu
+	[ "${NET_MTU:-}" = 9000 ] || return 0
+	mtu=$(ibv_devinfo -d "$RDMA_DEV" 2>/dev/null | awk '$1 == "active_mtu:" { print $2 }')
+	log "link MTU $NET_MTU: $RDMA_DEV active_mtu $mtu"
+	[ "$mtu" = 4096 ] || fail "$RDMA_DEV active_mtu is '$mtu', not 4096, on an MTU 9000 link"
 }
 
 fio_clients() {
 	local rc=0 name rw bs qd
 	nfs_client_prepare || return 1
+	subtest link-mtu jumbo_checked || return 1
 	bench_mount || return 1
 	while read -r name rw bs qd; do
+		wanted "$name" || continue
 		subtest "fio-$name" run_fio "$name" "$rw" "$bs" "$qd" || rc=1
 	done <<<"$BENCH_JOBS"
+	if wanted meta; then
+		subtest meta run_meta || rc=1
+	fi
 	nfs_umount || rc=1
 	return $rc
 }
