@@ -175,7 +175,7 @@ void xprtrdma_bc_free_all(struct xprtrdma_xprt *xp)
 
 /**
  * xprtrdma_bc_receive - queue a backward-direction Call to the callback service
- * @xp: transport it arrived on
+ * @ep: connection it arrived on
  * @xid: the Call's XID
  * @inl: the RPC Call message (starting with its XID)
  * @ilen: its length
@@ -183,11 +183,14 @@ void xprtrdma_bc_free_all(struct xprtrdma_xprt *xp)
  * A Call nobody can take (no callback service, no free slot, too big) is
  * dropped; the server retries or marks its callback path down.
  *
- * Context: receive CQ work; may sleep briefly for the slot's last Send.
+ * Context: receive CQ work; may sleep for the slot's last Send, until
+ * xprtrdma_recv_wait_send() gives up on it, breaks the connection and
+ * the Call is dropped.
  */
-void xprtrdma_bc_receive(struct xprtrdma_xprt *xp, __be32 xid, void *inl,
+void xprtrdma_bc_receive(struct xprtrdma_ep *ep, __be32 xid, void *inl,
 			 u32 ilen)
 {
+	struct xprtrdma_xprt *xp = ep->xp;
 	struct rpc_xprt *xprt = &xp->xprt;
 	struct svc_serv *serv = xprt->bc_serv;
 	struct xprtrdma_bc *bc;
@@ -216,14 +219,17 @@ void xprtrdma_bc_receive(struct xprtrdma_xprt *xp, __be32 xid, void *inl,
 
 	/*
 	 * The slot's buffers are reused: its previous Reply must be gone.
-	 * Bounded, as the wait holds up every reply behind this call.
+	 * A slot whose Reply is lost goes to the back of the list, behind
+	 * the slots that can be used.
 	 */
-	if (xprtrdma_sendctx_reuse(&bc->sc, xprt, "backchannel ")) {
+	if (xprtrdma_recv_wait_send(ep, &bc->sc, "backchannel ")) {
 		spin_lock(&xp->bc_lock);
-		list_add(&bc->list, &xp->bc_free);
+		list_add_tail(&bc->list, &xp->bc_free);
 		spin_unlock(&xp->bc_lock);
 		trace_xprtrdma_cb_call(xp, xid, ilen,
 				       "dropped: slot's last Reply never completed");
+		pr_warn_ratelimited("xprtrdma: backchannel call from %s dropped (its slot's last Reply never completed)\n",
+				    xprt->address_strings[RPC_DISPLAY_ADDR]);
 		return;
 	}
 

@@ -135,7 +135,8 @@ static void xprtrdma_qp_event(struct ib_event *event, void *context)
  * Every failed completion is traced.  The first error names the peer and
  * the reason in the log; the flushes that follow it (the QP has left RTS,
  * so every outstanding work request completes with IB_WC_WR_FLUSH_ERR)
- * are logged once per connection, unless our own teardown caused them.
+ * are logged once per connection, unless our own teardown or fence
+ * (xprtrdma_qp_fence(), whose caller logs why) caused them.
  * The connection is then closed (unless a disconnect was already acted
  * on), and the RPC client reconnects and retransmits.
  *

@@ -674,7 +674,9 @@ void xprtrdma_qp_fence(struct xprtrdma_ep *ep)
 	 */
 	set_bit(XPRTRDMA_EP_FLUSHED, &ep->flags);
 	ret = ib_modify_qp(ep->cm_id->qp, &attr, IB_QP_STATE);
-	if (ret)
+	if (ret) {
+		clear_bit(XPRTRDMA_EP_FLUSHED, &ep->flags);
 		pr_warn_ratelimited("xprtrdma: cannot move QP %u to Error (%d)\n",
 				    ep->cm_id->qp->qp_num, ret);
+	}
 }

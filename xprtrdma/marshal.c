@@ -390,8 +390,7 @@ int xprtrdma_sendctx_init(struct xprtrdma_sendctx *sc,
  *
  * A sender that finds the previous Send on its buffer still outstanding
  * waits here holding XPRT_LOCKED, and the transport cannot close while it
- * does; the reply handler waits here too, holding up every reply behind
- * the one it handles.  The Send watchdog's fence flushes a Send that is
+ * does.  The Send watchdog's fence flushes a Send that is
  * stuck on the wire, but one the provider lost never completes: after
  * %XPRTRDMA_SEND_STALL_SECS we give up and break the connection, whose
  * teardown reaps it.
@@ -399,8 +398,8 @@ int xprtrdma_sendctx_init(struct xprtrdma_sendctx *sc,
  * Context: process context, may sleep.
  *
  * Return: 0 if @sc is idle, %-ENOTCONN if its Send is still outstanding
- * (a call is retransmitted after the reconnect; a reply or backchannel
- * Call waiting on it is dropped, and its sender retries).
+ * (a call is retransmitted after the reconnect; a backchannel Reply is
+ * dropped and the server retries its Call).
  */
 int xprtrdma_sendctx_reuse(struct xprtrdma_sendctx *sc, struct rpc_xprt *xprt,
 			   const char *what)
@@ -413,6 +412,39 @@ int xprtrdma_sendctx_reuse(struct xprtrdma_sendctx *sc, struct rpc_xprt *xprt,
 			    what, xprt->address_strings[RPC_DISPLAY_ADDR],
 			    XPRTRDMA_SEND_STALL_SECS);
 	xprt_force_disconnect(xprt);
+	return -ENOTCONN;
+}
+
+/**
+ * xprtrdma_recv_wait_send - let a received message wait for a Send
+ * @ep: connection the message came in on
+ * @sc: send context whose buffer the message is about to reuse, or whose
+ *	Send must be done before the message completes its RPC
+ * @what: "" or a word naming the Send's direction, for the log line
+ *
+ * The receive CQ's work waits here, and every message behind this one
+ * waits with it, teardown's drain of the receive queue included.  So the
+ * wait is bounded as a sender's is (xprtrdma_sendctx_reuse()), and once
+ * it has run out on this connection, or teardown has flushed every Send
+ * that could still complete, a Send still outstanding is lost: the
+ * message is dropped at once rather than after another full wait.
+ *
+ * Context: receive CQ work, may sleep.
+ *
+ * Return: 0 if @sc is idle, %-ENOTCONN if the message must be dropped
+ * (the connection is broken; the sender retries after the reconnect).
+ */
+int xprtrdma_recv_wait_send(struct xprtrdma_ep *ep,
+			    struct xprtrdma_sendctx *sc, const char *what)
+{
+	if (!test_bit(XPRTRDMA_SEND_BUSY, &sc->flags))
+		return 0;
+	if (test_bit(XPRTRDMA_EP_SEND_LOST, &ep->flags) ||
+	    READ_ONCE(ep->draining))
+		return -ENOTCONN;
+	if (!xprtrdma_sendctx_reuse(sc, &ep->xp->xprt, what))
+		return 0;
+	set_bit(XPRTRDMA_EP_SEND_LOST, &ep->flags);
 	return -ENOTCONN;
 }
 

@@ -305,7 +305,7 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 				return;
 			}
 			xprtrdma_unowned_message(xp, wc, hdr->xid);
-			xprtrdma_bc_receive(xp, hdr->xid, inl, ilen);
+			xprtrdma_bc_receive(ep, hdr->xid, inl, ilen);
 			return;
 		}
 		ret = nfsrdma_wire_check_inline(hdr, ilen,
@@ -350,18 +350,22 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 				atomic_long_inc(&xp->stats.reply_waits_send);
 			waited = true;
 			/*
-			 * A Send the provider lost would hold up every
-			 * reply behind this one: bounded, and the
-			 * connection is broken if it runs out.
+			 * Dropped if its Send is lost: the call is sent
+			 * again after the reconnect.  An rkey the server
+			 * invalidated with it is left to teardown, which
+			 * drops every MR of the connection.
 			 */
-			if (xprtrdma_sendctx_reuse(&req->sc, xprt, "")) {
+			if (xprtrdma_recv_wait_send(ep, &req->sc, "")) {
+				atomic_long_inc(&xp->stats.bad_replies);
 				trace_xprtrdma_reply_rejected(xp, hdr->xid,
-							      -ETIMEDOUT,
-							      "its Send never completed");
+							      -ENOTCONN,
+							      "its call's Send never completed");
+				pr_warn_ratelimited("xprtrdma: reply from %s to XID 0x%08x dropped: its call's Send never completed\n",
+						    xprtrdma_rep_peer(xp),
+						    be32_to_cpu(hdr->xid));
 				spin_lock(&xprt->queue_lock);
 				xprt_unpin_rqst(rqst);
 				spin_unlock(&xprt->queue_lock);
-				xprtrdma_unowned_message(xp, wc, hdr->xid);
 				return;
 			}
 		}
