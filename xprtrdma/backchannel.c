@@ -175,7 +175,7 @@ void xprtrdma_bc_free_all(struct xprtrdma_xprt *xp)
 
 /**
  * xprtrdma_bc_receive - queue a backward-direction Call to the callback service
- * @ep: connection it arrived on
+ * @xp: transport it arrived on
  * @xid: the Call's XID
  * @inl: the RPC Call message (starting with its XID)
  * @ilen: its length
@@ -183,14 +183,15 @@ void xprtrdma_bc_free_all(struct xprtrdma_xprt *xp)
  * A Call nobody can take (no callback service, no free slot, too big) is
  * dropped; the server retries or marks its callback path down.
  *
- * Context: receive CQ work; may sleep for the slot's last Send, until
- * xprtrdma_recv_wait_send() gives up on it, breaks the connection and
- * the Call is dropped.
+ * The slot's previous Reply may still be on the wire: it travels in the
+ * slot's send buffer, which only xprtrdma_bc_send() touches, and that
+ * waits for it; the pages reused here were copied out when it was sent.
+ *
+ * Context: receive CQ work; does not sleep.
  */
-void xprtrdma_bc_receive(struct xprtrdma_ep *ep, __be32 xid, void *inl,
+void xprtrdma_bc_receive(struct xprtrdma_xprt *xp, __be32 xid, void *inl,
 			 u32 ilen)
 {
-	struct xprtrdma_xprt *xp = ep->xp;
 	struct rpc_xprt *xprt = &xp->xprt;
 	struct svc_serv *serv = xprt->bc_serv;
 	struct xprtrdma_bc *bc;
@@ -213,22 +214,6 @@ void xprtrdma_bc_receive(struct xprtrdma_ep *ep, __be32 xid, void *inl,
 	if (!bc) {
 		trace_xprtrdma_cb_call(xp, xid, ilen, "dropped: no free slot");
 		pr_warn_ratelimited("xprtrdma: backchannel call from %s dropped (no free slot)\n",
-				    xprt->address_strings[RPC_DISPLAY_ADDR]);
-		return;
-	}
-
-	/*
-	 * The slot's buffers are reused: its previous Reply must be gone.
-	 * A slot whose Reply is lost goes to the back of the list, behind
-	 * the slots that can be used.
-	 */
-	if (xprtrdma_recv_wait_send(ep, &bc->sc, "backchannel ")) {
-		spin_lock(&xp->bc_lock);
-		list_add_tail(&bc->list, &xp->bc_free);
-		spin_unlock(&xp->bc_lock);
-		trace_xprtrdma_cb_call(xp, xid, ilen,
-				       "dropped: slot's last Reply never completed");
-		pr_warn_ratelimited("xprtrdma: backchannel call from %s dropped (its slot's last Reply never completed)\n",
 				    xprt->address_strings[RPC_DISPLAY_ADDR]);
 		return;
 	}

@@ -401,8 +401,14 @@ static void xprtrdma_ep_free(struct xprtrdma_ep *ep)
 		spin_unlock_irqrestore(&ep->post_lock, flags);
 		if (test_and_clear_bit(XPRTRDMA_EP_ESTABLISHED, &ep->flags))
 			rdma_disconnect(ep->cm_id);
-		/* Every posted WR completes (or flushes) before this returns. */
-		ib_drain_qp(ep->cm_id->qp);
+		/*
+		 * Every posted WR completes (or flushes) before these
+		 * return.  In between, a Send still outstanding is lost,
+		 * and a reply waiting for it need not wait any longer.
+		 */
+		ib_drain_sq(ep->cm_id->qp);
+		set_bit(XPRTRDMA_EP_SQ_DRAINED, &ep->flags);
+		ib_drain_rq(ep->cm_id->qp);
 	}
 
 	/* No WR is left that could use an MR; take them back from requests. */

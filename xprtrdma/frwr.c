@@ -666,16 +666,18 @@ out_drop:
 void xprtrdma_qp_fence(struct xprtrdma_ep *ep)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	bool logged;
 	int ret;
 
 	/*
 	 * Every caller has said why it fences: the flushes that follow are
 	 * ours, not news about the peer (see xprtrdma_wr_failed()).
 	 */
-	set_bit(XPRTRDMA_EP_FLUSHED, &ep->flags);
+	logged = test_and_set_bit(XPRTRDMA_EP_FLUSHED, &ep->flags);
 	ret = ib_modify_qp(ep->cm_id->qp, &attr, IB_QP_STATE);
 	if (ret) {
-		clear_bit(XPRTRDMA_EP_FLUSHED, &ep->flags);
+		if (!logged)
+			clear_bit(XPRTRDMA_EP_FLUSHED, &ep->flags);
 		pr_warn_ratelimited("xprtrdma: cannot move QP %u to Error (%d)\n",
 				    ep->cm_id->qp->qp_num, ret);
 	}

@@ -416,39 +416,6 @@ int xprtrdma_sendctx_reuse(struct xprtrdma_sendctx *sc, struct rpc_xprt *xprt,
 }
 
 /**
- * xprtrdma_recv_wait_send - let a received message wait for a Send
- * @ep: connection the message came in on
- * @sc: send context whose buffer the message is about to reuse, or whose
- *	Send must be done before the message completes its RPC
- * @what: "" or a word naming the Send's direction, for the log line
- *
- * The receive CQ's work waits here, and every message behind this one
- * waits with it, teardown's drain of the receive queue included.  So the
- * wait is bounded as a sender's is (xprtrdma_sendctx_reuse()), and once
- * it has run out on this connection, or teardown has flushed every Send
- * that could still complete, a Send still outstanding is lost: the
- * message is dropped at once rather than after another full wait.
- *
- * Context: receive CQ work, may sleep.
- *
- * Return: 0 if @sc is idle, %-ENOTCONN if the message must be dropped
- * (the connection is broken; the sender retries after the reconnect).
- */
-int xprtrdma_recv_wait_send(struct xprtrdma_ep *ep,
-			    struct xprtrdma_sendctx *sc, const char *what)
-{
-	if (!test_bit(XPRTRDMA_SEND_BUSY, &sc->flags))
-		return 0;
-	if (test_bit(XPRTRDMA_EP_SEND_LOST, &ep->flags) ||
-	    READ_ONCE(ep->draining))
-		return -ENOTCONN;
-	if (!xprtrdma_sendctx_reuse(sc, &ep->xp->xprt, what))
-		return 0;
-	set_bit(XPRTRDMA_EP_SEND_LOST, &ep->flags);
-	return -ENOTCONN;
-}
-
-/**
  * xprtrdma_sendctx_post - post a Send, behind an optional chain of WRs
  * @sc: send context whose buffer holds @len bytes to send; idle
  * @ep: connection to post on

@@ -259,6 +259,32 @@ static int xprtrdma_rdma_error(struct xprtrdma_xprt *xp, struct rpc_rqst *rqst,
 	return err;
 }
 
+/*
+ * Let a reply wait for its call's Send, which must be done before the RPC
+ * completes (its buffer and MRs quiet).  The receive CQ's work waits here,
+ * and every message behind this one waits with it, teardown's drain of
+ * the receive queue included.  So the wait is bounded as a sender's is
+ * (xprtrdma_sendctx_reuse(), which breaks the connection when it runs
+ * out), and a Send still outstanding once a wait has run out on this
+ * connection, or once teardown has drained the send queue, is lost: the
+ * reply is dropped at once rather than after another full wait.
+ * Returns 0, or -ENOTCONN to drop the reply (the call is sent again after
+ * the reconnect).
+ */
+static int xprtrdma_reply_wait_send(struct xprtrdma_ep *ep,
+				    struct xprtrdma_sendctx *sc)
+{
+	if (!test_bit(XPRTRDMA_SEND_BUSY, &sc->flags))
+		return 0;
+	if (test_bit(XPRTRDMA_EP_SEND_LOST, &ep->flags) ||
+	    test_bit(XPRTRDMA_EP_SQ_DRAINED, &ep->flags))
+		return -ENOTCONN;
+	if (!xprtrdma_sendctx_reuse(sc, &ep->xp->xprt, ""))
+		return 0;
+	set_bit(XPRTRDMA_EP_SEND_LOST, &ep->flags);
+	return -ENOTCONN;
+}
+
 static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 				  struct xprtrdma_rep *rep, struct ib_wc *wc)
 {
@@ -305,7 +331,7 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 				return;
 			}
 			xprtrdma_unowned_message(xp, wc, hdr->xid);
-			xprtrdma_bc_receive(ep, hdr->xid, inl, ilen);
+			xprtrdma_bc_receive(xp, hdr->xid, inl, ilen);
 			return;
 		}
 		ret = nfsrdma_wire_check_inline(hdr, ilen,
@@ -355,7 +381,7 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 			 * invalidated with it is left to teardown, which
 			 * drops every MR of the connection.
 			 */
-			if (xprtrdma_recv_wait_send(ep, &req->sc, "")) {
+			if (xprtrdma_reply_wait_send(ep, &req->sc)) {
 				atomic_long_inc(&xp->stats.bad_replies);
 				trace_xprtrdma_reply_rejected(xp, hdr->xid,
 							      -ENOTCONN,

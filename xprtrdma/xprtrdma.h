@@ -84,8 +84,8 @@
  * A Send not completed after this long, with no progress of any kind on
  * the connection for as long, means the send queue has stopped; the
  * keepalive work checks at every probe interval.  It is also as long as
- * anything waits for a Send to complete before it reuses the Send's
- * buffer: a Send the provider lost never completes at all.
+ * anything waits for one Send to complete (to reuse its buffer, or to
+ * complete the RPC it carried): a Send the provider lost never completes.
  */
 #define XPRTRDMA_SEND_STALL_SECS	30
 
@@ -290,7 +290,8 @@ enum {
 	XPRTRDMA_EP_KA_BUSY,		/* a keepalive probe is in flight */
 	XPRTRDMA_EP_ESTABLISHED,	/* CM said ESTABLISHED, no disconnect since */
 	XPRTRDMA_EP_FLUSHED,		/* flushes logged, or we fenced the QP */
-	XPRTRDMA_EP_SEND_LOST,		/* the receive path gave up on a Send */
+	XPRTRDMA_EP_SEND_LOST,		/* the reply path gave up on a Send */
+	XPRTRDMA_EP_SQ_DRAINED,		/* teardown: every Send that can has completed */
 };
 
 /* Bits in &xprtrdma_sendctx.flags */
@@ -544,8 +545,6 @@ int xprtrdma_sendctx_post(struct xprtrdma_sendctx *sc, struct xprtrdma_ep *ep,
 			  const struct ib_send_wr **bad);
 int xprtrdma_sendctx_reuse(struct xprtrdma_sendctx *sc, struct rpc_xprt *xprt,
 			   const char *what);
-int xprtrdma_recv_wait_send(struct xprtrdma_ep *ep,
-			    struct xprtrdma_sendctx *sc, const char *what);
 void xprtrdma_copy_xdr(void *dst, const struct xdr_buf *xdr, u32 tail_skip,
 		       bool pages);
 
@@ -560,7 +559,7 @@ void xprtrdma_bc_free_rqst(struct rpc_rqst *rqst);
 void xprtrdma_bc_destroy(struct rpc_xprt *xprt, unsigned int max_reqs);
 void xprtrdma_bc_free_all(struct xprtrdma_xprt *xp);
 int xprtrdma_bc_send(struct rpc_rqst *rqst);
-void xprtrdma_bc_receive(struct xprtrdma_ep *ep, __be32 xid, void *inl,
+void xprtrdma_bc_receive(struct xprtrdma_xprt *xp, __be32 xid, void *inl,
 			 u32 ilen);
 
 /* reply.c */
