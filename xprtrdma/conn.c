@@ -403,8 +403,10 @@ static void xprtrdma_ep_free(struct xprtrdma_ep *ep)
 			rdma_disconnect(ep->cm_id);
 		/*
 		 * Every posted WR completes (or flushes) before these
-		 * return.  In between, a Send still outstanding is lost,
-		 * and a reply waiting for it need not wait any longer.
+		 * return.  In between, a Send still outstanding is taken
+		 * as lost: a reply handled from here on that would wait
+		 * for it is dropped instead (one already waiting runs its
+		 * bounded wait out).
 		 */
 		ib_drain_sq(ep->cm_id->qp);
 		set_bit(XPRTRDMA_EP_SQ_DRAINED, &ep->flags);
@@ -483,7 +485,8 @@ static int xprtrdma_ep_create_qp(struct xprtrdma_ep *ep)
 	unsigned int nr_reqs = ep->xp->nr_reqs;
 
 	/*
-	 * One more of each for the drain markers of ib_drain_qp().  A send
+	 * One more of each for the drain markers of ib_drain_sq() and
+	 * ib_drain_rq().  A send
 	 * queue too short for every slot's worst case caps the calls in
 	 * flight instead (xprtrdma_update_credits), so no post can overrun it.
 	 */

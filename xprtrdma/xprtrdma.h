@@ -18,7 +18,8 @@
  * Lifetime rule: an ep is only created or destroyed while the transport
  * write lock (XPRT_LOCKED) is held, by the connect worker or by ->close, so
  * ->send_request (which also runs under XPRT_LOCKED) always sees a stable
- * ep.  Completion handlers only run between QP creation and ib_drain_qp().
+ * ep.  Completion handlers only run between QP creation and the drain of
+ * both queues in teardown.
  */
 #ifndef XPRTRDMA_XPRTRDMA_H
 #define XPRTRDMA_XPRTRDMA_H
