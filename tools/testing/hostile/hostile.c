@@ -1436,14 +1436,8 @@ int main(int argc, char **argv)
 	const char *server;
 	size_t i;
 
-	while ((opt = getopt(argc, argv, "vp:w:s:H:DF:n:T:l")) != -1) {
+	while ((opt = getopt(argc, argv, "vp:w:s:H:DF:n:T:")) != -1) {
 		switch (opt) {
-		case 'l':
-			/* The cases a run without CASE arguments makes. */
-			for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-				if (!cases[i].stall && !cases[i].conns)
-					puts(cases[i].name);
-			return 0;
 		case 'F':
 			fuzz = true;
 			seed = strtoull(optarg, NULL, 10);
@@ -1506,8 +1500,7 @@ int main(int argc, char **argv)
 usage:
 	fprintf(stderr, "usage: hostile [-v] [-p PORT] [-w MS] [-s MS] [-H MS] SERVER [CASE...]\n"
 		"       hostile [-v] [-p PORT] [-w MS] -F SEED [-n COUNT] [-T SECONDS] SERVER\n"
-		"       hostile -D\n"
-		"       hostile -l\n");
+		"       hostile -D\n");
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		fprintf(stderr, "  %-18s %s%s\n", cases[i].name, cases[i].what,
 			cases[i].stall || cases[i].conns ?
