@@ -486,9 +486,9 @@ static int xprtrdma_ep_create_qp(struct xprtrdma_ep *ep)
 
 	/*
 	 * One more of each for the drain markers of ib_drain_sq() and
-	 * ib_drain_rq().  A send
-	 * queue too short for every slot's worst case caps the calls in
-	 * flight instead (xprtrdma_update_credits), so no post can overrun it.
+	 * ib_drain_rq().  A send queue too short for every slot's worst case
+	 * caps the calls in flight instead (xprtrdma_update_credits), so no
+	 * post can overrun it.
 	 */
 	if (attrs->max_qp_wr < XPRTRDMA_WRS_PER_REQ + 2)
 		return -EINVAL;

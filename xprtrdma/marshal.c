@@ -391,9 +391,9 @@ int xprtrdma_sendctx_init(struct xprtrdma_sendctx *sc,
  * A sender that finds the previous Send on its buffer still outstanding
  * waits here holding XPRT_LOCKED, and the transport cannot close while it
  * does; a reply whose call's Send has not completed waits here too, on the
- * receive CQ's work (see xprtrdma_reply_wait_send()).  The Send
- * watchdog's fence flushes a Send that is
- * stuck on the wire, but one the provider lost never completes: after
+ * receive CQ's work (see xprtrdma_reply_wait_send()).  The Send watchdog's
+ * fence flushes a Send that is stuck on the wire, but one the provider
+ * lost never completes: after
  * %XPRTRDMA_SEND_STALL_SECS we give up and break the connection, whose
  * teardown reaps it.
  *
