@@ -214,7 +214,13 @@ vm_start() {
 			netargs+=(-object "filter-dump,id=dump0,netdev=n0,file=$VM_CAPTURE")
 		fi
 	fi
-	qemu-system-x86_64 -name "$name" -machine q35,accel=tcg -cpu max \
+	# -cpu qemu64, not max: offered fewer instruction-set extensions,
+	# the guests pick code that TCG runs faster (plain integer CRC,
+	# copy and crypto routines rather than emulated vector ones, we
+	# think; 5-level paging is not it, see below).  Measured here with
+	# 20,000 fuzzed messages at our server: 244/s with max, 356/s with
+	# qemu64 (max without 5-level paging: 235/s).  VM_CPU overrides it.
+	qemu-system-x86_64 -name "$name" -machine q35,accel=tcg -cpu "${VM_CPU:-qemu64}" \
 		-smp "$smp" -m "$mem" -nodefaults -no-user-config -display none \
 		-no-reboot -serial "file:$rundir/$name.log" \
 		-kernel "$VM_KERNEL" -initrd "$VM_INITRD" \
