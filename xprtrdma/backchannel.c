@@ -77,7 +77,7 @@ int xprtrdma_bc_setup(struct rpc_xprt *xprt, unsigned int min_reqs)
 #endif
 		spin_lock(&xp->bc_lock);
 		list_add(&bc->all, &xp->bc_all);
-		list_add(&bc->list, &xp->bc_free);
+		list_add_tail(&bc->list, &xp->bc_free);
 		xp->nr_bc++;
 		spin_unlock(&xp->bc_lock);
 	}
@@ -121,6 +121,9 @@ unsigned int xprtrdma_bc_num_slots(struct rpc_xprt *xprt)
  *
  * Drops the transport reference taken when the Call was queued.  The
  * Reply's Send may still be in flight; the slot's next user waits for it.
+ * The slot goes to the tail of the free list, so the slots whose Sends
+ * completed long ago are taken first and a lost Send stalls a later Call
+ * only once every other slot is busy.
  *
  * Context: any process context.
  */
@@ -135,7 +138,7 @@ void xprtrdma_bc_free_rqst(struct rpc_rqst *rqst)
 	smp_mb__after_atomic();
 
 	spin_lock(&xp->bc_lock);
-	list_add(&bc->list, &xp->bc_free);
+	list_add_tail(&bc->list, &xp->bc_free);
 	spin_unlock(&xp->bc_lock);
 	xprt_put(xprt);
 }
