@@ -48,6 +48,27 @@ TRACE_EVENT(xprtrdma_connect,
 		  __entry->status)
 );
 
+/*
+ * A connection attempt queued: how long it waits first (the reconnect
+ * backoff) and what the next attempt will wait if this one fails.
+ */
+TRACE_EVENT(xprtrdma_connect_scheduled,
+	TP_PROTO(const struct xprtrdma_xprt *xp, unsigned long delay),
+	TP_ARGS(xp, delay),
+	TP_STRUCT__entry(
+		XPRTRDMA_TRACE_PEER_FIELDS(xp)
+		__field(unsigned int, delay_ms)
+		__field(unsigned int, next_ms)
+	),
+	TP_fast_assign(
+		XPRTRDMA_TRACE_PEER_ASSIGN(xp);
+		__entry->delay_ms = jiffies_to_msecs(delay);
+		__entry->next_ms = jiffies_to_msecs(xp->xprt.reestablish_timeout);
+	),
+	TP_printk("peer=%s:%s delay_ms=%u next_ms=%u", __get_str(addr),
+		  __get_str(port), __entry->delay_ms, __entry->next_ms)
+);
+
 /* Every RDMA-CM event on the client's cm_id: the connection's state. */
 TRACE_EVENT(xprtrdma_cm_event,
 	TP_PROTO(const struct xprtrdma_xprt *xp,

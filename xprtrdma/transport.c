@@ -18,8 +18,6 @@
 #include "xprtrdma.h"
 #include "trace.h"
 
-/* Reconnect backoff: start like a TCP transport, cap at the major timeout. */
-#define XPRTRDMA_INIT_REEST_TO	(3U * HZ)
 #define XPRTRDMA_IDLE_DISC_TO	(5U * 60 * HZ)
 #define XPRTRDMA_BIND_TO	(60U * HZ)
 
@@ -117,10 +115,16 @@ static void xprtrdma_connect(struct rpc_xprt *xprt, struct rpc_task *task)
 	/* The worker owns the write lock until it has an answer. */
 	WARN_ON_ONCE(!xprt_lock_connect(xprt, task, xp));
 
+	/*
+	 * The core stamped connect_start just now, so the delay is the whole
+	 * re-establish timeout: 0 after a connection that carried replies
+	 * (reply.c resets it), else it doubles per attempt up to the cap.
+	 */
 	if (xprt->stat.connect_count) {
 		delay = xprt_reconnect_delay(xprt);
 		xprt_reconnect_backoff(xprt, XPRTRDMA_INIT_REEST_TO);
 	}
+	trace_xprtrdma_connect_scheduled(xp, delay);
 	queue_delayed_work(xprtiod_workqueue, &xp->connect_work, delay);
 }
 

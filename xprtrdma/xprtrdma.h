@@ -90,6 +90,13 @@
  */
 #define XPRTRDMA_SEND_STALL_SECS	30
 
+/*
+ * Reconnect backoff: a connection that carried replies reconnects at once
+ * (as a TCP transport's does); each attempt after that waits this long,
+ * doubling up to the mount's major timeout, until a reply comes again.
+ */
+#define XPRTRDMA_INIT_REEST_TO		(3U * HZ)
+
 /* Connection setup time limits, in milliseconds. */
 #define XPRTRDMA_RESOLVE_TIMEOUT_MS	5000
 #define XPRTRDMA_CONNECT_TIMEOUT_MS	10000
