@@ -25,11 +25,15 @@
  * Cases marked "on request only" run only when named: they hold server
  * resources for tens of seconds by design.
  *
- * Usage: hostile [-v] [-p PORT] [-w MS] [-s MS] [-H MS] SERVER [CASE...]
+ * Usage: hostile [-v] [-p PORT] [-w MS] [-s MS] [-H MS] [-S PREFIX [-X FILE]]
+ *                SERVER [CASE...]
  *        hostile [-v] [-p PORT] [-w MS] -F SEED [-n COUNT] [-T SECONDS] SERVER
  *        hostile -D
  *   -s: how long a stall case waits for the server to close it
  *   -H: how long a flood case holds its connections open
+ *   -S: after each case, create PREFIX"case-"NAME and wait for
+ *       PREFIX"checked-"NAME (the test's server side has checked what the
+ *       case left behind); -X: stop waiting when FILE appears
  *   -F: fuzz instead (see run_fuzz()): COUNT mutated messages (default
  *       100000) or SECONDS, whichever ends first, from generator SEED
  *   -D: print the bytes nomsg-data-chunk writes to the file "p0-target"
@@ -139,6 +143,16 @@ static int stall_ms = 90000;
 static int hold_ms = 10000;
 static const char *port = "20049";
 static uint32_t next_xid = 0x4e465200;
+/*
+ * -S PREFIX: after each case, touch PREFIX"case-"NAME and wait for
+ * PREFIX"checked-"NAME, the other side's word that it has looked at what
+ * the case left on the server; -X FILE gives up the wait when FILE
+ * appears (the peer aborted).  One process for every case, so a case
+ * costs no process start and no new device context.
+ */
+static const char *step_prefix;
+static const char *step_abort;
+#define STEP_WAIT_MS	(900 * 1000)
 
 static void put32(struct msg *m, uint32_t v)
 {
@@ -1375,6 +1389,38 @@ static int fz_check(struct conn *c, const char *server, struct fuzz *f)
 	return -1;
 }
 
+static bool file_exists(const char *path)
+{
+	return path && access(path, F_OK) == 0;
+}
+
+/* Tell the step peer that case @name is done; wait for its check. */
+static int step_wait(const char *name)
+{
+	long long deadline = now_ms() + STEP_WAIT_MS;
+	char done[512], checked[512];
+	int fd;
+
+	snprintf(done, sizeof(done), "%scase-%s", step_prefix, name);
+	snprintf(checked, sizeof(checked), "%schecked-%s", step_prefix, name);
+	fd = open(done, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "hostile: cannot create %s: %s\n", done,
+			strerror(errno));
+		return -1;
+	}
+	close(fd);
+	while (!file_exists(checked)) {
+		if (file_exists(step_abort) || now_ms() > deadline) {
+			fprintf(stderr, "hostile: no check of case %s came\n",
+				name);
+			return -1;
+		}
+		usleep(100000);
+	}
+	return 0;
+}
+
 static int run_fuzz(const char *server, uint64_t seed)
 {
 	static struct msg m, held;
@@ -1454,8 +1500,14 @@ int main(int argc, char **argv)
 	const char *server;
 	size_t i;
 
-	while ((opt = getopt(argc, argv, "vp:w:s:H:DF:n:T:")) != -1) {
+	while ((opt = getopt(argc, argv, "vp:w:s:H:DF:n:T:S:X:")) != -1) {
 		switch (opt) {
+		case 'S':
+			step_prefix = optarg;
+			break;
+		case 'X':
+			step_abort = optarg;
+			break;
 		case 'F':
 			fuzz = true;
 			seed = strtoull(optarg, NULL, 10);
@@ -1511,12 +1563,15 @@ int main(int argc, char **argv)
 			return 2;
 		failed += rc;
 		ran++;
+		fflush(stdout);
+		if (step_prefix && step_wait(cases[i].name))
+			return 2;
 	}
 	printf("hostile: %d cases, %d failed\n", ran, failed);
 	return failed ? 1 : 0;
 
 usage:
-	fprintf(stderr, "usage: hostile [-v] [-p PORT] [-w MS] [-s MS] [-H MS] SERVER [CASE...]\n"
+	fprintf(stderr, "usage: hostile [-v] [-p PORT] [-w MS] [-s MS] [-H MS] [-S PREFIX [-X FILE]] SERVER [CASE...]\n"
 		"       hostile [-v] [-p PORT] [-w MS] -F SEED [-n COUNT] [-T SECONDS] SERVER\n"
 		"       hostile -D\n");
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
