@@ -50,11 +50,13 @@ TRACE_EVENT(xprtrdma_connect,
 
 /*
  * A connection attempt queued: how long it waits first (the reconnect
- * backoff) and what the next attempt will wait if this one fails.
+ * backoff) and what the next attempt will wait if this one fails (0 until
+ * a connection has been made once: no backoff before that).
  */
 TRACE_EVENT(xprtrdma_connect_scheduled,
-	TP_PROTO(const struct xprtrdma_xprt *xp, unsigned long delay),
-	TP_ARGS(xp, delay),
+	TP_PROTO(const struct xprtrdma_xprt *xp, unsigned long delay,
+		 unsigned long next),
+	TP_ARGS(xp, delay, next),
 	TP_STRUCT__entry(
 		XPRTRDMA_TRACE_PEER_FIELDS(xp)
 		__field(unsigned int, delay_ms)
@@ -63,7 +65,7 @@ TRACE_EVENT(xprtrdma_connect_scheduled,
 	TP_fast_assign(
 		XPRTRDMA_TRACE_PEER_ASSIGN(xp);
 		__entry->delay_ms = jiffies_to_msecs(delay);
-		__entry->next_ms = jiffies_to_msecs(xp->xprt.reestablish_timeout);
+		__entry->next_ms = jiffies_to_msecs(next);
 	),
 	TP_printk("peer=%s:%s delay_ms=%u next_ms=%u", __get_str(addr),
 		  __get_str(port), __entry->delay_ms, __entry->next_ms)

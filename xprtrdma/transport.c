@@ -110,7 +110,7 @@ static void xprtrdma_buf_free(struct rpc_task *task)
 static void xprtrdma_connect(struct rpc_xprt *xprt, struct rpc_task *task)
 {
 	struct xprtrdma_xprt *xp = xprtrdma_xp(xprt);
-	unsigned long delay = 0;
+	unsigned long delay = 0, next = 0;
 
 	/* The worker owns the write lock until it has an answer. */
 	WARN_ON_ONCE(!xprt_lock_connect(xprt, task, xp));
@@ -123,8 +123,9 @@ static void xprtrdma_connect(struct rpc_xprt *xprt, struct rpc_task *task)
 	if (xprt->stat.connect_count) {
 		delay = xprt_reconnect_delay(xprt);
 		xprt_reconnect_backoff(xprt, XPRTRDMA_INIT_REEST_TO);
+		next = xprt->reestablish_timeout;
 	}
-	trace_xprtrdma_connect_scheduled(xp, delay);
+	trace_xprtrdma_connect_scheduled(xp, delay, next);
 	queue_delayed_work(xprtiod_workqueue, &xp->connect_work, delay);
 }
 

@@ -93,7 +93,8 @@
 /*
  * Reconnect backoff: a connection that carried replies reconnects at once
  * (as a TCP transport's does); each attempt after that waits this long,
- * doubling up to the mount's major timeout, until a reply comes again.
+ * doubling up to max_reconnect_timeout (60 s; NFSv4 lowers it to half the
+ * lease), until a reply comes again.
  */
 #define XPRTRDMA_INIT_REEST_TO		(3U * HZ)
 

@@ -17,6 +17,7 @@ await_either() {
 	local i
 	for ((i = 0; i < $3 * ${TIME_SCALE:-1}; i++)); do
 		{ signalled "$1" || signalled "$2"; } && return 0
+		signalled abort && { fail "peer aborted while waiting for $1"; return 1; }
 		sleep 1
 	done
 	fail "timed out waiting for $1"
@@ -71,8 +72,8 @@ backoff_check() {
 		# and fail, to reconnect while nfsd is down: the backoff grows.
 		rm -f /tmp/backoff.stop
 		(while [ ! -e /tmp/backoff.stop ]; do
-			dd if=/dev/zero of="$MNT/backoff" bs=65536 count=1 \
-				conv=fsync status=none || exit 1
+			timeout -s KILL 300 dd if=/dev/zero of="$MNT/backoff" \
+				bs=65536 count=1 conv=fsync status=none || exit 1
 		done) &
 		pid=$!
 		signal "backoff-restart-$i"
@@ -131,7 +132,8 @@ test_server() {
 			await_either "backoff-restart-$i" client-done 300 ||
 				{ rc=1; break; }
 			signalled client-done && break
-			restart_nfsd || rc=1
+			# Without nfsd the client's writes would wait for ever.
+			restart_nfsd || { fail "nfsd restart failed"; signal abort; rc=1; break; }
 			signal "backoff-restarted-$i"
 		done
 	fi
