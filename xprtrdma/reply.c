@@ -458,12 +458,9 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 		copied = xprtrdma_garbage_reply(rqst);
 	} else {
 		xprtrdma_ep_progress(ep);
-		/*
-		 * A useful exchange: if this connection drops, reconnect at
-		 * once rather than after the backoff earlier failures grew.
-		 */
-		if (READ_ONCE(xprt->reestablish_timeout))
-			WRITE_ONCE(xprt->reestablish_timeout, 0);
+		/* A useful exchange: see xprtrdma_connect()'s backoff. */
+		if (!READ_ONCE(xp->replied))
+			WRITE_ONCE(xp->replied, true);
 	}
 
 	spin_lock(&xprt->queue_lock);

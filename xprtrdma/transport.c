@@ -118,9 +118,15 @@ static void xprtrdma_connect(struct rpc_xprt *xprt, struct rpc_task *task)
 	/*
 	 * The core stamped connect_start just now, so the delay is the whole
 	 * re-establish timeout: 0 after a connection that carried replies
-	 * (reply.c resets it), else it doubles per attempt up to the cap.
+	 * and lasted, else it doubles per attempt up to the cap.  The old
+	 * connection's receive handlers have all finished (ep teardown
+	 * drained them), so @replied is stable here.
 	 */
 	if (xprt->stat.connect_count) {
+		if (READ_ONCE(xp->replied) &&
+		    time_after_eq(jiffies, xp->up_since + XPRTRDMA_INIT_REEST_TO))
+			xprt->reestablish_timeout = 0;
+		WRITE_ONCE(xp->replied, false);
 		delay = xprt_reconnect_delay(xprt);
 		xprt_reconnect_backoff(xprt, XPRTRDMA_INIT_REEST_TO);
 		next = xprt->reestablish_timeout;

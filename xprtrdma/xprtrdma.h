@@ -91,10 +91,11 @@
 #define XPRTRDMA_SEND_STALL_SECS	30
 
 /*
- * Reconnect backoff: a connection that carried replies reconnects at once
- * (as a TCP transport's does); each attempt after that waits this long,
- * doubling up to max_reconnect_timeout (60 s; NFSv4 lowers it to half the
- * lease), until a reply comes again.
+ * Reconnect backoff: a connection that carried replies and lasted at least
+ * this long reconnects at once (as a TCP transport's does); each attempt
+ * after that waits this long, doubling up to max_reconnect_timeout (60 s;
+ * NFSv4 lowers it to half the lease).  A server that answers and drops
+ * each connection at once keeps backing us off: no reconnect storm.
  */
 #define XPRTRDMA_INIT_REEST_TO		(3U * HZ)
 
@@ -437,6 +438,10 @@ struct xprtrdma_req {
  *	its log line if it failed; written only by the connect worker
  * @last_gen: &xprtrdma_ep.gen of the newest connection; written only by
  *	the connect worker
+ * @up_since: when the newest connection was established; written only by
+ *	the connect worker
+ * @replied: the newest connection carried a valid reply; set by the reply
+ *	handler, cleared by the connect worker
  */
 struct xprtrdma_xprt {
 	struct rpc_xprt xprt;
@@ -459,6 +464,8 @@ struct xprtrdma_xprt {
 	u32 inline_recv;
 	const char *connect_step;
 	u32 last_gen;
+	unsigned long up_since;
+	bool replied;
 };
 
 /**

@@ -4,9 +4,10 @@
 # restarts knfsd (closing every RDMA connection) while the client writes a
 # file; the client must reconnect, retransmit, and the file must read back
 # intact after a remount.  With our client, its reconnect backoff is also
-# checked: each restart comes after a connection that carried replies, so
-# the first reconnect after it must be scheduled at once, however long
-# the failed attempts of the restart before it made the backoff grow.
+# checked: each restart comes after a connection that carried replies and
+# lasted, so the first reconnect after it must be scheduled at once,
+# however long the failed attempts of the restart before it made the
+# backoff grow.
 TIMEOUT=900
 RECONNECT_VERSIONS=${RECONNECT_VERSIONS:-"3 4.1"}
 BACKOFF_RESTARTS=3
@@ -67,6 +68,10 @@ backoff_check() {
 		# Replies on this connection before the server goes away.
 		head -c 1048576 /dev/urandom >"$MNT/backoff" && sync ||
 			{ fail "write before restart $i failed"; rc=1; }
+		# Replies reset the backoff only on a connection that has
+		# lasted 3 s (XPRTRDMA_INIT_REEST_TO): this one has come up
+		# moments ago, at the end of the restart before.
+		sleep 4
 		echo "backoff-restart-$i" >$TRACEFS/trace_marker
 		# Calls kept in flight through the outage make the client try,
 		# and fail, to reconnect while nfsd is down: the backoff grows.
