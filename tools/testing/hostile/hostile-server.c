@@ -120,6 +120,8 @@ struct hs_conn {
 	bool used, established, dead;
 	bool starve;			/* receives are no longer reposted */
 	bool silent;			/* accepted, and never answers */
+	bool flap;			/* dropped at its first call after a reply */
+	unsigned int replies;		/* replies sent on it */
 	u32 early_left;			/* calls still to precede with early replies */
 	struct nfsrdma_wire_seg early_seg;	/* the stale Reply chunk they name */
 	struct hs_call *held;		/* inv-other: call whose reply waits for */
@@ -584,6 +586,7 @@ static int send_reply_as(struct hs_conn *c, const struct hs_call *call,
 static int send_reply(struct hs_conn *c, const struct hs_call *call,
 		      const uint8_t *rec, size_t len)
 {
+	c->replies++;
 	return send_reply_as(c, call, rec, len, call->xid, grant(c));
 }
 
@@ -1628,6 +1631,22 @@ static void c_pdata_small(struct hs_act *a) { cm_arm(a, CM_PDATA_SMALL); }
 static void c_silent(struct hs_act *a) { cm_arm(a, CM_SILENT); }
 
 /*
+ * flap: the connection is dropped with the call unanswered, and each of
+ * the next HS_FLAP_CONNS connections answers calls until it has sent one
+ * reply, then drops at the next call: a server that keeps accepting and
+ * dropping.  The client must back off its reconnects between them, not
+ * reconnect in a tight loop; the calls complete on the connection after.
+ */
+#define HS_FLAP_CONNS	2
+static unsigned int flap_left;
+
+static void c_flap(struct hs_act *a)
+{
+	flap_left = HS_FLAP_CONNS;
+	conn_fail(a->c, "flap: this and the next connections are dropped");
+}
+
+/*
  * old-conn-reply: the real reply is held back and the connection dropped;
  * the reply goes out first thing on the client's next connection, where
  * the call is either still waiting for its retransmission or already
@@ -1774,6 +1793,7 @@ static const struct hs_case cases[] = {
 	{ "pdata-huge", "drop the connection; accept the next advertising 256 KiB inline", SEL_MARKER, false, c_pdata_huge },
 	{ "pdata-small", "drop the connection; accept the next advertising 1 KiB inline", SEL_MARKER, false, c_pdata_small },
 	{ "silent", "drop the connection; accept the next and never answer on it", SEL_MARKER, false, c_silent },
+	{ "flap", "drop the connection; on each of the next 2, one reply, then drop", SEL_MARKER, false, c_flap },
 	{ "old-conn-reply", "drop the connection unanswered; the real reply first on the next", SEL_MARKER, true, c_old_conn_reply },
 	{ "security-review-zero-retrans", "a READLINK with no chunks: drop; 1 KiB inline next; its Reply chunk claimed whole, half written", SEL_READLINK, false, c_zero_retrans },
 };
@@ -1795,6 +1815,7 @@ static void arm(const struct hs_case *hc)
 	armed = hc;
 	/* A new case: whatever the last one waited for is not coming. */
 	zr_pending = false;
+	flap_left = 0;
 	say("armed %s (%s)", hc->name, hc->what);
 	ctl_touch("armed", hc->name);
 }
@@ -2127,6 +2148,14 @@ static void handle_recv(struct hs_conn *c, const uint8_t *buf, size_t len)
 	}
 	dbg("call xid %08x: %zu bytes, %u read segs, %u write chunks, reply chunk %d",
 	    ntohl(call->xid), rlen, h->nr_read, h->nr_write, h->has_reply);
+	if (c->flap && c->replies) {
+		say("conn %u: flap: dropped at xid %08x after %u replies",
+		    c->serial, ntohl(call->xid), c->replies);
+		free(call);
+		free(rec);
+		conn_fail(c, "flap: a reply sent, the next call drops it");
+		return;
+	}
 	if (zr_pending && call->xid == zr_xid && call->has_reply) {
 		/* The retransmission security-review-zero-retrans waits for. */
 		zr_pending = false;
@@ -2399,6 +2428,12 @@ static void conn_accept(struct rdma_cm_event *ev)
 			HS_SEND_INLINE;
 	c->want_credits = 1;
 	c->silent = cm == CM_SILENT;
+	if (flap_left) {
+		flap_left--;
+		c->flap = true;
+		say("conn %u: flap: dropped once it has answered a call",
+		    c->serial);
+	}
 
 	if (ibv_query_device(id->verbs, &da))
 		goto fail;

@@ -55,6 +55,13 @@
 # data): the server logs each as a VIOLATION, and every case checks its
 # log.
 #
+# flap drops the connection like them, and each of the next two once it
+# has sent one reply (at the call after it): the call must complete, and
+# ("backoff") some reconnect after the case began must have waited: a
+# connection that lasted under 3 s does not reset the backoff, so a
+# server that keeps accepting and dropping gets no reconnect storm.  The
+# client traces each reconnect it queues (xprtrdma_connect_scheduled).
+#
 # silent drops the connection like them and accepts the next, on which
 # it then never answers anything ("swallowed"): the call must complete
 # once the client's own RPC timer gives up on that connection and
@@ -117,6 +124,8 @@ HS_SILENT_MNT=/mnt/nfs-silent
 HS_SILENT_VERS=3
 [ "$HS_MNT_VERS" = 3 ] && HS_SILENT_VERS=4.0
 HS_HONEST_MNT=/mnt/nfs-honest
+TRACEFS=/sys/kernel/tracing
+HS_TRACE_EVENT=$TRACEFS/events/xprtrdma/xprtrdma_connect_scheduled
 # Small enough for a userspace proxy under TCG, still past 1 MiB.
 FILE_SIZES="0 1 4095 4096 1048577 4194304"
 LISTING_ENTRIES=1000
@@ -171,6 +180,7 @@ pdata-version             m ok
 pdata-huge                m ok
 pdata-small               m ok
 silent                    s ok srv:swallowed
+flap                      m ok srv:flap,backoff
 old-conn-reply            m ok srv:stale
 security-review-zero-retrans l zeroed srv:over-claimed
 "
@@ -581,6 +591,17 @@ hs_must() {
 			grep -q "xprtrdma: .*${SERVER_ADDR//./\\.}" /tmp/hs.dmesg && continue
 			fail "$name: the client logged no line naming $SERVER_ADDR: the reply was taken at face value"
 			;;
+		backoff)
+			# A reconnect queued since the case began waited.
+			awk -v m="hs-case $name\$" '
+				$0 ~ m { on = 1; next }
+				on && /xprtrdma_connect_scheduled:/ {
+					print "  trace: " $0 > "/dev/stderr"
+					if ($0 !~ /delay_ms=0 /) ok = 1
+				}
+				END { exit !ok }' $TRACEFS/trace && continue
+			fail "$name: every reconnect since the case began was immediate: a reconnect storm"
+			;;
 		log:*)
 			# A line naming the server must also say WORD.
 			grep -q "xprtrdma: .*${SERVER_ADDR//./\\.}.*${m#log:}" /tmp/hs.dmesg && continue
@@ -612,6 +633,7 @@ hs_case() {
 	srvlines=$(wc -l <"$HS_CTL/hostile-server.log")
 	rm -f "$HS_CTL/hs.armed.$name" "$HS_CTL/hs.fired.$name"
 	lines=$(dmesg | wc -l)
+	echo "hs-case $name" >$TRACEFS/trace_marker
 	: >"$HS_CTL/hs.cue.$name"
 	hs_wait "$HS_CTL/hs.armed.$name" 20 || { fail "the server did not arm $name"; return 1; }
 	: >/tmp/hs.err
@@ -766,6 +788,13 @@ hs_client() {
 		subtest hostile-server-proxy-nfs3 hs_proxy_io 3 || rc=1
 		subtest "hostile-server-proxy-nfs$HS_MNT_VERS" hs_proxy_io "$HS_MNT_VERS" || rc=1
 	fi
+	# Our client's reconnects, for the flap case's backoff check.
+	mountpoint -q $TRACEFS || mount -t tracefs nodev $TRACEFS ||
+		{ fail "cannot mount tracefs"; return 1; }
+	[ -e "$HS_TRACE_EVENT/enable" ] ||
+		{ fail "no xprtrdma_connect_scheduled tracepoint"; return 1; }
+	: >$TRACEFS/trace
+	echo 1 >"$HS_TRACE_EVENT/enable"
 	nfs_mount "$HS_MNT_VERS" || return 1
 	if ! hs_honest_start; then
 		timeout 120 umount "$MNT"
