@@ -1632,9 +1632,10 @@ static void c_silent(struct hs_act *a) { cm_arm(a, CM_SILENT); }
 
 /*
  * flap: the connection is dropped with the call unanswered, and each of
- * the next HS_FLAP_CONNS connections answers calls until it has sent one
- * reply, then drops at the next call: a server that keeps accepting and
- * dropping.  The client must back off its reconnects between them, not
+ * the next HS_FLAP_CONNS connections answers calls until the Send of its
+ * first reply has completed (or, first, another call arrives after it),
+ * then is dropped: a server that keeps accepting and dropping, each
+ * connection short-lived but useful.  The client must back off its reconnects between them, not
  * reconnect in a tight loop; the calls complete on the connection after.
  */
 #define HS_FLAP_CONNS	2
@@ -1812,10 +1813,14 @@ static const struct hs_case *case_by_name(const char *name)
 
 static void arm(const struct hs_case *hc)
 {
+	unsigned int i;
+
 	armed = hc;
 	/* A new case: whatever the last one waited for is not coming. */
 	zr_pending = false;
 	flap_left = 0;
+	for (i = 0; i < HS_MAX_CONNS; i++)
+		conns[i].flap = false;
 	say("armed %s (%s)", hc->name, hc->what);
 	ctl_touch("armed", hc->name);
 }
@@ -2713,6 +2718,10 @@ int main(int argc, char **argv)
 			if (conns[i].used) {
 				if (!conns[i].dead)
 					scq_reap(&conns[i], NULL);
+				/* A flap connection lives until its reply landed. */
+				if (!conns[i].dead && conns[i].flap &&
+				    conns[i].replies && !conns[i].sends_out)
+					conn_fail(&conns[i], "flap: a reply delivered");
 				if (conns[i].dead) {
 					say("conn %u: closed", conns[i].serial);
 					conn_free(&conns[i]);

@@ -595,7 +595,7 @@ hs_must() {
 			# A reconnect queued since the case began waited.
 			awk -v m="hs-case $name\$" '
 				$0 ~ m { on = 1; next }
-				on && /xprtrdma_connect_scheduled:/ {
+				on && /xprtrdma_connect_scheduled: peer=[^ ]*:20049 / {
 					print "  trace: " $0 > "/dev/stderr"
 					if ($0 !~ /delay_ms=0 /) ok = 1
 				}
@@ -807,6 +807,7 @@ hs_client() {
 		subtest "hostile-server-$name" hs_case "$name" "$sel" "$allowed" "$must" || rc=1
 	done <<<"$HS_CASES"
 	grep -E '^[[:space:]]*xprt:' /proc/self/mountstats | sed 's/^/mountstats: /'
+	echo 0 >"$HS_TRACE_EVENT/enable"
 	hs_honest_stop || rc=1
 	timeout 120 umount "$MNT" || { fail "umount failed"; rc=1; }
 	return $rc
