@@ -50,6 +50,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,6 +58,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include <infiniband/verbs.h>
@@ -1156,6 +1158,7 @@ static int run_case(const char *server, const struct hcase *hc)
 struct fuzz {
 	struct fuzz_rng rng;
 	uint64_t seed;
+	const char *label;
 	unsigned long sent, replies, checks, reconnects;
 	uint32_t xid;
 	uint32_t check_xid;
@@ -1309,7 +1312,8 @@ static void fz_fail(struct fuzz *f, const char *why)
 {
 	unsigned int i;
 
-	printf("fuzz-live: FAIL at message %lu: %s\n", f->sent, why);
+	printf("fuzz-live: FAIL at message %lu of %s: %s\n", f->sent,
+	       f->label, why);
 	printf("fuzz-live: replay with: hostile -F %llu -n %lu SERVER\n",
 	       (unsigned long long)f->seed, f->sent);
 	for (i = 0; i < FUZZ_HISTORY; i++) {
@@ -1439,7 +1443,7 @@ static int run_fuzz(const char *server, uint64_t seed, const char *label,
 		    struct fuzz_tally *tally)
 {
 	static struct msg m, held;
-	struct fuzz f = { .rng = { seed }, .seed = seed };
+	struct fuzz f = { .rng = { seed }, .seed = seed, .label = label };
 	long long start = now_ms(), end = start + fuzz_seconds * 1000LL;
 	struct conn c;
 	bool holding = false;
@@ -1448,6 +1452,9 @@ static int run_fuzz(const char *server, uint64_t seed, const char *label,
 
 	f.xid = (uint32_t)fuzz_rand(&f.rng);
 	if (conn_open(&c, server, false, PDATA_HONEST)) {
+		printf("fuzz-live: %s: cannot connect to %s; seed %llu: FAILED\n",
+		       label, server, (unsigned long long)seed);
+		fflush(stdout);
 		tally->failed = 1;
 		return 2;
 	}
@@ -1546,6 +1553,8 @@ static int run_fuzz_jobs(const char *server, uint64_t seed, int jobs)
 			break;
 		}
 		if (pid == 0) {
+			/* Killed with the parent (the test's timeout). */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			close(pipefd[0]);
 			fuzz_count = share;
 			snprintf(label, sizeof(label), "svcrdma job %d", k);
