@@ -27,7 +27,8 @@
  *
  * Usage: hostile [-v] [-p PORT] [-w MS] [-s MS] [-H MS] [-S PREFIX [-X FILE]]
  *                SERVER [CASE...]
- *        hostile [-v] [-p PORT] [-w MS] -F SEED [-n COUNT] [-T SECONDS] SERVER
+ *        hostile [-v] [-p PORT] [-w MS] -F SEED [-n COUNT] [-T SECONDS] [-j JOBS]
+ *                SERVER
  *        hostile -D
  *   -s: how long a stall case waits for the server to close it
  *   -H: how long a flood case holds its connections open
@@ -35,7 +36,8 @@
  *       PREFIX"checked-"NAME (the test's server side has checked what the
  *       case left behind); -X: stop waiting when FILE appears
  *   -F: fuzz instead (see run_fuzz()): COUNT mutated messages (default
- *       100000) or SECONDS, whichever ends first, from generator SEED
+ *       100000) or SECONDS, whichever ends first, from generator SEED;
+ *       -j: in JOBS processes at once (see run_fuzz_jobs())
  *   -D: print the bytes nomsg-data-chunk writes to the file "p0-target"
  *       at the root of the server's NFSv4 export (which must exist and
  *       be writable by root), and exit
@@ -48,6 +50,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -55,6 +58,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
@@ -1153,6 +1158,7 @@ static int run_case(const char *server, const struct hcase *hc)
 struct fuzz {
 	struct fuzz_rng rng;
 	uint64_t seed;
+	const char *label;
 	unsigned long sent, replies, checks, reconnects;
 	uint32_t xid;
 	uint32_t check_xid;
@@ -1306,7 +1312,8 @@ static void fz_fail(struct fuzz *f, const char *why)
 {
 	unsigned int i;
 
-	printf("fuzz-live: FAIL at message %lu: %s\n", f->sent, why);
+	printf("fuzz-live: FAIL at message %lu of %s: %s\n", f->sent,
+	       f->label, why);
 	printf("fuzz-live: replay with: hostile -F %llu -n %lu SERVER\n",
 	       (unsigned long long)f->seed, f->sent);
 	for (i = 0; i < FUZZ_HISTORY; i++) {
@@ -1426,10 +1433,17 @@ static int step_wait(const char *name)
 	return 0;
 }
 
-static int run_fuzz(const char *server, uint64_t seed)
+/* What one fuzzing process did, for the total over -j jobs. */
+struct fuzz_tally {
+	unsigned long sent, replies, checks, reconnects;
+	int failed;
+};
+
+static int run_fuzz(const char *server, uint64_t seed, const char *label,
+		    struct fuzz_tally *tally)
 {
 	static struct msg m, held;
-	struct fuzz f = { .rng = { seed }, .seed = seed };
+	struct fuzz f = { .rng = { seed }, .seed = seed, .label = label };
 	long long start = now_ms(), end = start + fuzz_seconds * 1000LL;
 	struct conn c;
 	bool holding = false;
@@ -1437,8 +1451,13 @@ static int run_fuzz(const char *server, uint64_t seed)
 	int rc = 0;
 
 	f.xid = (uint32_t)fuzz_rand(&f.rng);
-	if (conn_open(&c, server, false, PDATA_HONEST))
+	if (conn_open(&c, server, false, PDATA_HONEST)) {
+		printf("fuzz-live: %s: cannot connect to %s; seed %llu: FAILED\n",
+		       label, server, (unsigned long long)seed);
+		fflush(stdout);
+		tally->failed = 1;
 		return 2;
+	}
 	while (f.sent < fuzz_count && (!fuzz_seconds || now_ms() < end)) {
 		unsigned int t = fuzz_below(&f.rng, FZ_NR_TEMPLATES);
 		char *h = f.history[f.sent % FUZZ_HISTORY];
@@ -1488,24 +1507,95 @@ static int run_fuzz(const char *server, uint64_t seed)
 	if (!rc && fz_check(&c, server, &f))
 		rc = 1;
 	secs = (now_ms() - start) / 1000.0;
-	printf("fuzz-live: svcrdma: %lu mutated messages in %.1f s (%.0f/s); %lu replies, %lu NULL checks answered, %lu reconnects; seed %llu: %s\n",
-	       f.sent, secs, secs > 0 ? f.sent / secs : 0.0, f.replies,
+	printf("fuzz-live: %s: %lu mutated messages in %.1f s (%.0f/s); %lu replies, %lu NULL checks answered, %lu reconnects; seed %llu: %s\n",
+	       label, f.sent, secs, secs > 0 ? f.sent / secs : 0.0, f.replies,
 	       f.checks, f.reconnects, (unsigned long long)seed,
 	       rc ? "FAILED" : "ok");
 	fflush(stdout);
 	conn_close(&c);
+	*tally = (struct fuzz_tally){ f.sent, f.replies, f.checks,
+				      f.reconnects, rc };
 	return rc;
+}
+
+/*
+ * -j JOBS: that many fuzzing processes at once, each on its own
+ * connection with its own seed (SEED, SEED+1, ...) and its share of the
+ * messages.  The guests take turns on the emulated link, so one
+ * connection leaves the server idle while each message and reconnect
+ * travels; several keep it busy.  Each job's line names its seed, which
+ * replays that job's messages (not their interleaving with the others').
+ * The last line is the total, in the one-job format the tests parse.
+ */
+static int run_fuzz_jobs(const char *server, uint64_t seed, int jobs)
+{
+	unsigned long count = fuzz_count, share;
+	struct fuzz_tally t, sum = { 0 };
+	long long start = now_ms();
+	int k, status, pipefd[2];
+	char label[32];
+	double secs;
+	pid_t pid;
+
+	if (jobs == 1)
+		return run_fuzz(server, seed, "svcrdma", &t);
+	if (pipe(pipefd)) {
+		perror("hostile: pipe");
+		return 2;
+	}
+	fflush(stdout);
+	for (k = 0; k < jobs; k++) {
+		share = count / jobs + ((unsigned long)k < count % jobs);
+		pid = fork();
+		if (pid < 0) {
+			perror("hostile: fork");
+			sum.failed = 1;
+			break;
+		}
+		if (pid == 0) {
+			/* Killed with the parent (the test's timeout). */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			close(pipefd[0]);
+			fuzz_count = share;
+			snprintf(label, sizeof(label), "svcrdma job %d", k);
+			memset(&t, 0, sizeof(t));
+			run_fuzz(server, seed + k, label, &t);
+			if (write(pipefd[1], &t, sizeof(t)) != sizeof(t))
+				_exit(2);
+			_exit(t.failed ? 1 : 0);
+		}
+	}
+	close(pipefd[1]);
+	while (read(pipefd[0], &t, sizeof(t)) == sizeof(t)) {
+		sum.sent += t.sent;
+		sum.replies += t.replies;
+		sum.checks += t.checks;
+		sum.reconnects += t.reconnects;
+		sum.failed |= t.failed;
+	}
+	close(pipefd[0]);
+	/* A job that died before reporting fails the run too. */
+	while ((pid = wait(&status)) > 0)
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			sum.failed = 1;
+	secs = (now_ms() - start) / 1000.0;
+	printf("fuzz-live: svcrdma: %lu mutated messages in %.1f s (%.0f/s); %lu replies, %lu NULL checks answered, %lu reconnects; seed %llu, %d jobs: %s\n",
+	       sum.sent, secs, secs > 0 ? sum.sent / secs : 0.0, sum.replies,
+	       sum.checks, sum.reconnects, (unsigned long long)seed, jobs,
+	       sum.failed ? "FAILED" : "ok");
+	fflush(stdout);
+	return sum.failed ? 1 : 0;
 }
 
 int main(int argc, char **argv)
 {
-	int opt, failed = 0, ran = 0, rc;
+	int opt, failed = 0, ran = 0, rc, jobs = 1;
 	bool fuzz = false;
 	uint64_t seed = 0;
 	const char *server;
 	size_t i;
 
-	while ((opt = getopt(argc, argv, "vp:w:s:H:DF:n:T:S:X:")) != -1) {
+	while ((opt = getopt(argc, argv, "vp:w:s:H:DF:n:T:j:S:X:")) != -1) {
 		switch (opt) {
 		case 'S':
 			step_prefix = optarg;
@@ -1522,6 +1612,11 @@ int main(int argc, char **argv)
 			break;
 		case 'T':
 			fuzz_seconds = atoi(optarg);
+			break;
+		case 'j':
+			jobs = atoi(optarg);
+			if (jobs < 1 || jobs > 64)
+				goto usage;
 			break;
 		case 'D':
 			/* What nomsg-data-chunk writes to p0-target. */
@@ -1551,7 +1646,7 @@ int main(int argc, char **argv)
 		goto usage;
 	server = argv[optind++];
 	if (fuzz)
-		return run_fuzz(server, seed);
+		return run_fuzz_jobs(server, seed, jobs);
 	next_xid ^= (uint32_t)getpid() << 8;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -1577,7 +1672,7 @@ int main(int argc, char **argv)
 
 usage:
 	fprintf(stderr, "usage: hostile [-v] [-p PORT] [-w MS] [-s MS] [-H MS] [-S PREFIX [-X FILE]] SERVER [CASE...]\n"
-		"       hostile [-v] [-p PORT] [-w MS] -F SEED [-n COUNT] [-T SECONDS] SERVER\n"
+		"       hostile [-v] [-p PORT] [-w MS] -F SEED [-n COUNT] [-T SECONDS] [-j JOBS] SERVER\n"
 		"       hostile -D\n");
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		fprintf(stderr, "  %-18s %s%s\n", cases[i].name, cases[i].what,

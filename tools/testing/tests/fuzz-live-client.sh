@@ -22,6 +22,8 @@ FUZZ_LIVE_MESSAGES=${FUZZ_LIVE_MESSAGES:-100000}
 FUZZ_LIVE_SECONDS=${FUZZ_LIVE_SECONDS:-0}
 TIMEOUT=$((FUZZ_LIVE_SECONDS > 0 ? FUZZ_LIVE_SECONDS + 600 : 1500))
 FUZZ_LIVE_SEED=${FUZZ_LIVE_SEED:-1}
+# Marker loops at once: more calls in flight for the proxy to answer.
+FUZZ_LIVE_DRIVERS=${FUZZ_LIVE_DRIVERS:-1}
 FZ_CTL=/results
 FZ_LOG=/results/fuzz-live-xprtrdma.log
 
@@ -63,14 +65,28 @@ fz_sent() {
 }
 
 # The marker's calls: CREATE, LOOKUP and REMOVE of files whose names
-# hold it, in a directory of their own (a mutated reply the client takes
+# hold it, in FUZZ_LIVE_DRIVERS loops at once, each in a directory of its
+# own under one that holds only them (a mutated reply the client takes
 # carries some directory's attributes: never the mount root's), until the
 # proxy is done, FUZZ_LIVE_SECONDS pass, the server gives up, or the time
 # left to the test runs short.
 fz_drive() {
+	local k rc=0 pids=()
+	for ((k = 0; k < FUZZ_LIVE_DRIVERS; k++)); do
+		fz_drive_one "$MNT/fuzz/$k" &
+		pids+=($!)
+	done
+	for k in "${pids[@]}"; do
+		wait "$k" || rc=1
+	done
+	return $rc
+}
+
+# fz_drive_one DIR: one loop of marker calls, on files in DIR.
+fz_drive_one() {
 	local i now end=$(($(date +%s) + TIMEOUT - 300))
 	[ "$FUZZ_LIVE_SECONDS" != 0 ] && end=$(($(date +%s) + FUZZ_LIVE_SECONDS))
-	mkdir -p "$MNT/fuzz" || return 1
+	mkdir -p "$1" || return 1
 	for ((i = 0; ; i++)); do
 		[ -e "$FZ_CTL/hs.fuzz.done" ] && return 0
 		now=$(date +%s)
@@ -80,8 +96,8 @@ fz_drive() {
 			return 1
 		fi
 		signalled abort && { fail "the server aborted"; return 1; }
-		timeout -s KILL 120 touch "$MNT/fuzz/HOSTILE-$((i % 16))" 2>/dev/null
-		timeout -s KILL 120 rm -f "$MNT/fuzz/HOSTILE-$(((i + 8) % 16))" 2>/dev/null
+		timeout -s KILL 120 touch "$1/HOSTILE-$((i % 16))" 2>/dev/null
+		timeout -s KILL 120 rm -f "$1/HOSTILE-$(((i + 8) % 16))" 2>/dev/null
 	done
 }
 

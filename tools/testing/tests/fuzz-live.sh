@@ -23,6 +23,8 @@ FUZZ_LIVE_SECONDS=${FUZZ_LIVE_SECONDS:-0}
 TIMEOUT=$((FUZZ_LIVE_SECONDS > 0 ? FUZZ_LIVE_SECONDS + 600 : 1500))
 IDLE_SECONDS=120
 FUZZ_LIVE_SEED=${FUZZ_LIVE_SEED:-1}
+# Fuzzing processes at once, each on its own connection (hostile -j).
+FUZZ_LIVE_JOBS=${FUZZ_LIVE_JOBS:-1}
 FUZZ_OUT=/results/fuzz-live-svcrdma.txt
 
 # shellcheck source=tools/testing/tests/svcrdma-stats.inc
@@ -37,7 +39,8 @@ fuzz_server_target() {
 	honest_rounds "$MNT/honest" /tmp/honest.log &
 	pid=$!
 	"$REPO/tools/testing/hostile/build/hostile" -F "$FUZZ_LIVE_SEED" \
-		-n "$FUZZ_LIVE_MESSAGES" -T "$FUZZ_LIVE_SECONDS" "$SERVER_ADDR" \
+		-n "$FUZZ_LIVE_MESSAGES" -T "$FUZZ_LIVE_SECONDS" \
+		-j "$FUZZ_LIVE_JOBS" "$SERVER_ADDR" \
 		>"$FUZZ_OUT" 2>&1 || rc=1
 	cat "$FUZZ_OUT"
 	touch /tmp/honest.stop
