@@ -5,7 +5,8 @@
  * Per call the transport decides, reply side first:
  *
  *   - a Write chunk for the reply's page data when the upper layer marked
- *     it DDP-eligible (XDRBUF_READ: NFS READ payload);
+ *     it DDP-eligible (XDRBUF_READ: NFS READ payload) and the whole reply
+ *     would not fit our inline receive buffer;
  *   - otherwise a Reply chunk covering the whole receive buffer when the
  *     largest possible reply would not fit our inline receive buffer;
  *
@@ -138,8 +139,13 @@ static int xprtrdma_marshal_reply(struct xprtrdma_req *req,
 		     nfsrdma_wire_chunks_size(0, 1, XPRTRDMA_MAX_MRS_PER_REQ,
 					      false, 0);
 
+	/*
+	 * A reply that fits inline whole goes inline: the server copies the
+	 * data into its Send, where a Write chunk would cost us an MR to
+	 * register and invalidate and the server an RDMA Write.
+	 */
 	if (ddp && (rcv->flags & XDRBUF_READ) && rcv->page_len &&
-	    total - rcv->page_len <= reply_room) {
+	    total > reply_room && total - rcv->page_len <= reply_room) {
 		u32 pad = xdr_pad_size(rcv->page_len);
 		int ret;
 

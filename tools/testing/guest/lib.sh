@@ -167,6 +167,23 @@ load_transport() {
 		fail "unknown transport '$t'"
 		;;
 	esac
+	rdma_sysctls
+}
+
+# rdma_sysctls: RDMA_SYSCTLS=NAME=VALUE,... (a tests.conf or bench word)
+# set after the transport loaded, so before any connection: those this
+# VM's modules have (a client's, a server's), the others skipped.
+rdma_sysctls() {
+	local kv name
+	[ -n "${RDMA_SYSCTLS:-}" ] || return 0
+	for kv in ${RDMA_SYSCTLS//,/ }; do
+		name=${kv%%=*}
+		if [ ! -e "/proc/sys/${name//.//}" ]; then
+			log "sysctl $name: not on this VM's modules, skipped"
+			continue
+		fi
+		sysctl -w "$kv" || { fail "sysctl -w $kv failed"; return 1; }
+	done
 }
 
 # The RDMA device the fabric puts on the NIC: soft-RoCE (rxe) or

@@ -16,8 +16,9 @@
 #
 # mrs-odd-direct: O_DIRECT reads of lengths that are not a whole number
 # of XDR words, into user buffers at odd offsets, some across a page
-# boundary: the Write chunk then ends with a segment for the XDR pad
-# (servers built to RFC 5666 write it).  Against a real server, which
+# boundary.  The short ones come back inline; for the others (over 4 KiB,
+# more than a 4 KiB inline reply holds) the Write chunk ends with a
+# segment for the XDR pad (servers built to RFC 5666 write it).  Against a real server, which
 # writes no pad, the bytes must come back right and the user memory
 # around the buffer must be untouched.  tools/testing/tests/xprt-hostile.sh
 # has the server that does write it (dropin-write-pad).
@@ -108,7 +109,8 @@ bad = 0
 # (file offset, length, offset of the buffer in its page)
 for off, n, at in [(0, 1001, 100), (4096, 4095, 0), (5, 2, 4093),
                    (8191, 1, 7), (100, 1001, 4000), (0, 12287, 1),
-                   (40000, 3, 2048)]:
+                   (40000, 3, 2048), (0, 5001, 100), (5, 8190, 4093),
+                   (8191, 4097, 7), (40000, 4099, 2048)]:
     m = mmap.mmap(-1, 4 * 4096)
     m.write(b'\x55' * len(m))
     mv = memoryview(m)

@@ -2,8 +2,9 @@
 #
 # Soak: 4 KiB random writes and reads at a high queue depth, every block
 # verified; for the first passes the client's link drops one frame in a
-# thousand, so that rxe's RC retries run all the time.  Each 4 KiB write needs a Read chunk
-# and each 4 KiB read a Write chunk, so every call registers an MR while
+# thousand, so that rxe's RC retries run all the time.  At the default
+# 4 KiB inline size each 4 KiB write needs a Read chunk and each 4 KiB
+# read a Write chunk, so every call registers an MR while
 # earlier Sends may still be unacknowledged: the load under which rxe
 # re-executed a REG_MR behind a retried Send and stalled the mount.
 #
