@@ -8,7 +8,12 @@
 # load ours (from DKMS's tree), never the in-tree rpcrdma, and carry
 # verified data.  'apt-get remove' must then take our modules away and the
 # same recipe must load the in-tree rpcrdma, with no step in between.
-TIMEOUT=1800
+# DEB_ALL_KERNELS=1 (tests-kernels.conf): DKMS builds for every Debian
+# kernel installed on the host root (6.1, 6.12 and PREEMPT_RT after make
+# setup-kernels), as on an admin's machine with all three, and each must
+# be listed as installed and have the modules; remove takes all away.
+DEB_ALL_KERNELS=${DEB_ALL_KERNELS:-0}
+TIMEOUT=$((DEB_ALL_KERNELS == 1 ? 3600 : 1800))
 
 # deb_modules_are WHICH: the modules carrying the listener and the mount.
 deb_modules_are() {
@@ -55,7 +60,7 @@ deb_recipe() {
 }
 
 deb_install() {
-	local deb
+	local deb k m
 	# What this guest starts from must not already point at ours.
 	[ ! -e /etc/modprobe.d/nfsrdma.conf ] && [ ! -e "/lib/modules/$KVER/updates/nfsrdma" ] ||
 		fail "nfsrdma is already installed on the host root" || return 1
@@ -67,21 +72,43 @@ deb_install() {
 	# also carries the harness's debug kernel, and DKMS builds for every
 	# kernel with a build tree (twice the 5 minutes the build takes under
 	# TCG).  This guest's overlay hides the other kernels' trees.
+	# With DEB_ALL_KERNELS=1 only the debug kernel's tree is hidden.
+	DEB_KERNELS=()
 	for k in /lib/modules/*; do
-		[ "${k##*/}" = "$KVER" ] || rm -f "$k/build" "$k/source"
+		if [ "${k##*/}" = "$KVER" ] ||
+			{ [ "$DEB_ALL_KERNELS" = 1 ] && [ -e "$k/build/Makefile" ] &&
+				[[ ${k##*/} != *nfsrdma-debug* ]]; }; then
+			DEB_KERNELS+=("${k##*/}")
+		else
+			rm -f "$k/build" "$k/source"
+		fi
 	done
-	log "installing $deb"
+	log "installing $deb, DKMS building for: ${DEB_KERNELS[*]}"
 	apt-get install -y "$deb" >/tmp/deb.log 2>&1 ||
 		fail "apt-get install failed: $(tail -n 5 /tmp/deb.log | tr '\n' ' ')" || return 1
-	dkms status -m nfsrdma -k "$KVER" | grep -q "installed" ||
-		fail "DKMS does not list nfsrdma as installed for $KVER: $(dkms status)" || return 1
 	log "dkms: $(dkms status -m nfsrdma | tr '\n' ';')"
+	for k in "${DEB_KERNELS[@]}"; do
+		dkms status -m nfsrdma -k "$k" | grep -q "installed" ||
+			fail "DKMS does not list nfsrdma as installed for $k: $(dkms status)" || return 1
+		for m in nfsrdma_wire xprtrdma svcrdma; do
+			compgen -G "/lib/modules/$k/updates/dkms/$m.ko*" >/dev/null ||
+				fail "no $m module for $k in DKMS's tree" || return 1
+		done
+	done
+	[ "$DEB_ALL_KERNELS" = 1 ] && [ "${#DEB_KERNELS[@]}" -lt 3 ] &&
+		{ fail "DEB_ALL_KERNELS=1 but only ${DEB_KERNELS[*]} installed (make setup-kernels)"; return 1; }
+	return 0
 }
 
 deb_remove() {
+	local k
 	apt-get remove -y nfsrdma-dkms >/tmp/deb.log 2>&1 ||
 		fail "apt-get remove failed: $(tail -n 5 /tmp/deb.log | tr '\n' ' ')" || return 1
 	[ -z "$(dkms status -m nfsrdma)" ] || fail "DKMS still lists nfsrdma" || return 1
+	for k in "${DEB_KERNELS[@]}"; do
+		! compgen -G "/lib/modules/$k/updates/dkms/*rdma*.ko*" >/dev/null ||
+			fail "our modules are still in $k's DKMS tree" || return 1
+	done
 	# modinfo follows the in-tree module's alias: only the name tells.
 	[ "$(modinfo -F name xprtrdma 2>/dev/null)" != xprtrdma ] ||
 		fail "xprtrdma is still installed: $(modinfo -n xprtrdma)" || return 1
