@@ -28,7 +28,7 @@ vm_initramfs || exit 1
 export FUZZ_LIVE_SECONDS=$secs
 run_instance fuzz-live+fuzz-live-client 2vm ours ours "${extra[@]}" \
 	FUZZ_LIVE_SEED="$seed" FUZZ_LIVE_SECONDS="$secs" FUZZ_LIVE_MESSAGES=4000000000 \
-	FUZZ_LIVE_JOBS="${FUZZ_LIVE_JOBS:-1}" FUZZ_LIVE_DRIVERS="${FUZZ_LIVE_DRIVERS:-1}"
+	FUZZ_LIVE_JOBS="${FUZZ_LIVE_JOBS:-4}" FUZZ_LIVE_DRIVERS="${FUZZ_LIVE_DRIVERS:-4}"
 grep -h 'fuzz-live:' "$RESULTS"/vm/fuzz-live+fuzz-live-client-*FUZZ_LIVE_SEED="$seed"-*/*.out \
 	2>/dev/null | sed 's/^/# /'
 tap_summary

@@ -23,7 +23,7 @@ FUZZ_LIVE_SECONDS=${FUZZ_LIVE_SECONDS:-0}
 TIMEOUT=$((FUZZ_LIVE_SECONDS > 0 ? FUZZ_LIVE_SECONDS + 600 : 1500))
 FUZZ_LIVE_SEED=${FUZZ_LIVE_SEED:-1}
 # Marker loops at once: more calls in flight for the proxy to answer.
-FUZZ_LIVE_DRIVERS=${FUZZ_LIVE_DRIVERS:-1}
+FUZZ_LIVE_DRIVERS=${FUZZ_LIVE_DRIVERS:-4}
 FZ_CTL=/results
 FZ_LOG=/results/fuzz-live-xprtrdma.log
 

@@ -24,7 +24,7 @@ TIMEOUT=$((FUZZ_LIVE_SECONDS > 0 ? FUZZ_LIVE_SECONDS + 600 : 1500))
 IDLE_SECONDS=120
 FUZZ_LIVE_SEED=${FUZZ_LIVE_SEED:-1}
 # Fuzzing processes at once, each on its own connection (hostile -j).
-FUZZ_LIVE_JOBS=${FUZZ_LIVE_JOBS:-1}
+FUZZ_LIVE_JOBS=${FUZZ_LIVE_JOBS:-4}
 FUZZ_OUT=/results/fuzz-live-svcrdma.txt
 
 # shellcheck source=tools/testing/tests/svcrdma-stats.inc
