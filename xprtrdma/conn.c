@@ -735,7 +735,6 @@ void xprtrdma_connect_worker(struct work_struct *work)
 		xprt->stat.connect_time += (long)jiffies -
 					   xprt->stat.connect_start;
 		xp->up_since = jiffies;
-		WRITE_ONCE(xp->replied, false);
 		xprt_set_connected(xprt);
 		pr_info("xprtrdma: connected to %s:%s (inline send %u, recv %u%s)\n",
 			xprt->address_strings[RPC_DISPLAY_ADDR],

@@ -441,7 +441,7 @@ struct xprtrdma_req {
  * @up_since: when the newest connection was established; written only by
  *	the connect worker
  * @replied: the newest connection carried a valid reply; set by the reply
- *	handler, cleared by the connect worker
+ *	handler, cleared by ->connect once it has judged the connection gone
  */
 struct xprtrdma_xprt {
 	struct rpc_xprt xprt;
