@@ -133,7 +133,7 @@ if [ "$built" = 1 ] && vm_initramfs >"$logs/initramfs.log" 2>&1; then
 			! echo "$t $topo $c $s $rest" | grep -q -- "$CHECK_VM"; then
 			continue
 		fi
-		case " $rest " in *" kernel=debug "*) debug_kernel_wait ;; esac
+		case " $rest " in *" kernel=debug "* | *" kernel=debug/"* | *" kernel="*"/debug "*) debug_kernel_wait ;; esac
 		# shellcheck disable=SC2086
 		run_instance "$t" "$topo" "$c" "$s" $rest
 	done < <(cat "${confs[@]}")

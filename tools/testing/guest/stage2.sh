@@ -20,6 +20,12 @@ set -u
 # shellcheck source=/dev/null
 . /results/env
 role=$(sed -n 's/.*nfsrdma\.role=\([^ ]*\).*/\1/p' /proc/cmdline)
+# A pair may boot two kernels (KERNEL=CLIENT/SERVER): this guest's is its
+# role's, and the release it runs is the one it installs modules for.
+case "${KERNEL:-debian}" in
+*/*) if [ "$role" = server ]; then KERNEL=${KERNEL#*/}; else KERNEL=${KERNEL%/*}; fi ;;
+esac
+KVER=$(uname -r)
 exec >"/results/$role.out" 2>&1
 
 here=$REPO/tools/testing

@@ -73,6 +73,7 @@ respawn_client() {
 	wait "$pid" 2>/dev/null
 	: >"$rundir/client.killed"
 	: >"$rundir/sync.client-killed"
+	vm_kernel_load client
 	vm_start client2 client2 "$rundir" "$VM_MEM2" 1 "$(vm_link_spec "$rundir" client)"
 }
 
@@ -255,7 +256,9 @@ boot_var() {
 # scans cost minutes; a test that kills or respawns a guest, or captures
 # the link, needs a boot of its own.
 # Each WORD is kernel=debian|6.12|rt|debug (the kernel the guests boot;
-# Debian's 6.1 by default, or RUN_KERNEL's when that is set), fabric=rxe|siw (soft-RoCE by
+# Debian's 6.1 by default, or RUN_KERNEL's when that is set; in a two-VM
+# run kernel=CLIENT/SERVER boots one kernel in each, for the interop of
+# our modules on one kernel with the in-tree on another), fabric=rxe|siw (soft-RoCE by
 # default; soft-iWARP needs the debug kernel, Debian's lacks siw), NAME=VALUE
 # (an upper-case setting the test reads from its environment, such as a
 # shorter soak for make check than for make check-full; it is named in the
@@ -269,6 +272,7 @@ run_instance() {
 	local suffix="$topo/client=$client,server=$server" id t
 	local rundir="$RESULTS/vm/$test-$topo-$client-$server"
 	local deadline timeout capture respawn boot_append selftest_mod why vms st st2 name line attempt t0 stalled seen
+	local ckernel skernel role k tr scale VM_TEST_APPEND=
 	local -a settings=()
 	shift 4
 	for w in "$@"; do
@@ -294,12 +298,18 @@ run_instance() {
 		esac
 	done
 	kernel=${RUN_KERNEL:-$kernel}
+	ckernel=${kernel%/*} skernel=${kernel#*/}
+	if [ -z "$ckernel" ] || [ -z "$skernel" ] || [[ $skernel == */* ]]; then
+		tap_result fail "$test/$suffix: kernel=$kernel is not KERNEL or CLIENT/SERVER"
+		return
+	fi
+	[ "$ckernel" = "$skernel" ] && kernel=$ckernel
 	t0=$(date +%s)
 	# Debian's kernel on rxe keeps the ids and directories it always had;
 	# any other kernel or fabric names both kernel and fabric in both.
 	if [ "$kernel" != debian ] || [ "$fabric" != rxe ]; then
 		suffix+="/kernel=$kernel/$fabric"
-		rundir+="-$kernel"
+		rundir+="-${kernel//\//-}"
 		[ "$fabric" = rxe ] || rundir+="-$fabric"
 	fi
 	for w in "${settings[@]}"; do
@@ -330,13 +340,24 @@ run_instance() {
 			return
 		fi
 	fi
-	case "$fabric/$kernel" in
-	rxe/* | siw/debug) ;;
-	*)
-		tap_result fail "$id: no fabric '$fabric' on the $kernel kernel"
+	for k in "$ckernel" "$skernel"; do
+		case "$fabric/$k" in
+		rxe/* | siw/debug) ;;
+		*)
+			tap_result fail "$id: no fabric '$fabric' on the $k kernel"
+			return
+			;;
+		esac
+	done
+	if [ "$ckernel" != "$skernel" ] && [ "$topo" != 2vm ]; then
+		tap_result fail "$id: one VM boots one kernel"
 		return
-		;;
-	esac
+	fi
+	if [ "$ckernel" != "$skernel" ] && { [ -n "$expect" ] ||
+		[ -n "$(boot_var "$test" SELFTEST_MOD "")" ]; }; then
+		tap_result fail "$id: a self-test boots one kernel"
+		return
+	fi
 
 	if [ "$topo" = 1vm ] && [ "$client" != "$server" ]; then
 		tap_result fail "$id: one VM cannot mix transports"
@@ -344,7 +365,30 @@ run_instance() {
 	fi
 	rm -rf "$rundir"
 	mkdir -p "$rundir"
-	if ! vm_use_kernel "$kernel" >"$rundir/kernel.log" 2>&1 ||
+	vm_kernel_forget
+	if [ "$ckernel" != "$skernel" ]; then
+		# Each guest its own kernel, and our modules built for it if
+		# it runs them; timeouts stretch for the slower of the two.
+		: >"$rundir/kernel.log"
+		scale=1
+		for role in server client; do
+			if [ "$role" = server ]; then k=$skernel tr=$server; else k=$ckernel tr=$client; fi
+			if ! vm_use_kernel "$k" >>"$rundir/kernel.log" 2>&1 ||
+				! vm_initramfs >>"$rundir/kernel.log" 2>&1; then
+				tap_result fail "$id: no $k kernel to boot"
+				tap_diag "$(tail -n 20 "$rundir/kernel.log")"
+				return
+			fi
+			if [ "$tr" = ours ] && ! vm_stage_ours >>"$rundir/stage-ours.log" 2>&1; then
+				tap_result fail "$id: 'make install' into the guest image failed"
+				tap_diag "$(tail -n 20 "$rundir/stage-ours.log")"
+				return
+			fi
+			((VM_TIME_SCALE > scale)) && scale=$VM_TIME_SCALE
+			vm_kernel_save "$role"
+		done
+		VM_TIME_SCALE=$scale
+	elif ! vm_use_kernel "$kernel" >"$rundir/kernel.log" 2>&1 ||
 		! vm_initramfs >>"$rundir/kernel.log" 2>&1; then
 		tap_result fail "$id: no $kernel kernel to boot"
 		tap_diag "$(tail -n 20 "$rundir/kernel.log")"
@@ -364,7 +408,7 @@ run_instance() {
 	for w in "${settings[@]}"; do
 		printf '%s=%q\n' "${w%%=*}" "${w#*=}" >>"$rundir/env"
 	done
-	if [ "$client" = ours ] || [ "$server" = ours ]; then
+	if [ "$ckernel" = "$skernel" ] && { [ "$client" = ours ] || [ "$server" = ours ]; }; then
 		if ! vm_stage_ours >"$rundir/stage-ours.log" 2>&1; then
 			tap_result fail "$id: 'make install' into the guest image failed"
 			tap_diag "$(tail -n 20 "$rundir/stage-ours.log")"
@@ -395,7 +439,7 @@ run_instance() {
 		tap_result fail "$id: BOOT_APPEND '$boot_append' is not a list of kernel parameters"
 		return
 	fi
-	VM_APPEND+=${boot_append:+ $boot_append}
+	VM_TEST_APPEND=$boot_append
 	for attempt in 1 2; do
 		deadline=$(($(date +%s) + timeout))
 		if [ -n "$capture" ] && [ "$topo" = 2vm ]; then

@@ -71,6 +71,37 @@ vm_use_kernel() {
 	VM_MODROOT=$VM_BUILD/modroot-$VM_KVER
 }
 
+# vm_kernel_save ROLE / vm_kernel_load ROLE: what vm_use_kernel chose,
+# remembered for ROLE's guest (server or client) and chosen again just
+# before that guest boots, so that the two guests of a pair may run
+# different kernels (a run's kernel=CLIENT/SERVER).  vm_kernel_load is a
+# no-op for a role nothing was saved for; vm_kernel_forget drops every
+# saved choice.
+VM_KERNEL_VARS="VM_KIND VM_KVER VM_KERNEL VM_KDIR VM_MEM1 VM_MEM2 VM_TIME_SCALE VM_APPEND VM_INITRD VM_MODROOT"
+vm_kernel_save() {
+	local v n
+	for v in $VM_KERNEL_VARS; do
+		n=VM_SAVED_${1}_$v
+		printf -v "$n" '%s' "${!v}"
+	done
+}
+
+vm_kernel_load() {
+	local v n
+	for v in $VM_KERNEL_VARS; do
+		n=VM_SAVED_${1}_$v
+		[ -n "${!n+set}" ] || return 0
+		printf -v "$v" '%s' "${!n}"
+	done
+}
+
+vm_kernel_forget() {
+	local n
+	for n in ${!VM_SAVED_*}; do
+		unset "$n"
+	done
+}
+
 # Boot options for the debug kernel: KASAN reports every bug it sees,
 # not only the first, so one report cannot hide a second; and 4-level
 # paging (no5lvl).  QEMU's "max" CPU has LA57, and with 5-level paging
@@ -224,7 +255,7 @@ vm_start() {
 		-smp "$smp" -m "$mem" -nodefaults -no-user-config -display none \
 		-no-reboot -serial "file:$rundir/$name.log" \
 		-kernel "$VM_KERNEL" -initrd "$VM_INITRD" \
-		-append "console=ttyS0,115200 panic=1 oops=panic printk.time=1 no_timer_check $VM_APPEND nfsrdma.role=$role nfsrdma.stage2=$VM_TOP/tools/testing/guest/stage2.sh" \
+		-append "console=ttyS0,115200 panic=1 oops=panic printk.time=1 no_timer_check $VM_APPEND${VM_TEST_APPEND:+ $VM_TEST_APPEND} nfsrdma.role=$role nfsrdma.stage2=$VM_TOP/tools/testing/guest/stage2.sh" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$rundir,mount_tag=results,security_model=none,multidevs=remap" \
 		"${netargs[@]}" >"$rundir/$name.qemu" 2>&1 &
@@ -233,14 +264,17 @@ vm_start() {
 }
 
 # vm_start_pair RUNDIR DEADLINE: the two-VM topology: a server and a client
-# joined by a virtio link over a unix socket that only they share.
+# joined by a virtio link over a unix socket that only they share, each
+# booting the kernel saved for its role, if one was (vm_kernel_save).
 vm_start_pair() {
 	[ "$VM_LINK" = stream ] || vm_link_ports "$1"
+	vm_kernel_load server
 	vm_start server server "$1" "$VM_MEM2" 1 "$(vm_link_spec "$1" server)"
 	while [ "$VM_LINK" = stream ] && [ ! -S "$1/link.sock" ] &&
 		[ "$(date +%s)" -lt "$2" ]; do
 		sleep 0.2
 	done
+	vm_kernel_load client
 	vm_start client client "$1" "$VM_MEM2" 1 "$(vm_link_spec "$1" client)"
 }
 
