@@ -55,24 +55,34 @@ subtest() {
 	return 1
 }
 
-# sync_file NAME: the file a rendezvous NAME is, in this test's namespace.
-# "abort" is the boot's: a guest that gives up ends every test after it.
-sync_file() {
+# sync_path NAME: set SYNC_PATH to the file a rendezvous NAME is, in this
+# test's namespace; "abort" is the boot's: a guest that gives up ends
+# every test after it.  No subshell, unlike $(sync_file NAME): the waits
+# below poll it, and a fork is slow on the debug kernel.
+sync_path() {
 	if [ "$1" = abort ] || [ -z "${CUR_TEST:-}" ]; then
-		echo "/results/sync.$1"
+		SYNC_PATH=/results/sync.$1
 	else
-		echo "/results/sync.$CUR_TEST.$1"
+		SYNC_PATH=/results/sync.$CUR_TEST.$1
 	fi
+}
+
+# sync_file NAME: print that file's name.
+sync_file() {
+	sync_path "$1"
+	echo "$SYNC_PATH"
 }
 
 # signal NAME / await NAME [SECONDS]: rendezvous between the two VMs through
 # the shared results directory.  signalled NAME: whether NAME was signalled.
 signal() {
-	: >"$(sync_file "$1")"
+	sync_path "$1"
+	: >"$SYNC_PATH"
 }
 
 signalled() {
-	[ -e "$(sync_file "$1")" ]
+	sync_path "$1"
+	[ -e "$SYNC_PATH" ]
 }
 
 await() {

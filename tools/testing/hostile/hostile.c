@@ -42,7 +42,7 @@
  *       at the root of the server's NFSv4 export (which must exist and
  *       be writable by root), and exit
  * Exit status: 0 when every case passed, 1 otherwise, 2 on usage or
- * setup errors.
+ * setup errors, or when a -S wait failed or was aborted.
  */
 
 #include <arpa/inet.h>
@@ -1408,8 +1408,13 @@ static int step_wait(const char *name)
 	char done[512], checked[512];
 	int fd;
 
-	snprintf(done, sizeof(done), "%scase-%s", step_prefix, name);
-	snprintf(checked, sizeof(checked), "%schecked-%s", step_prefix, name);
+	if ((size_t)snprintf(done, sizeof(done), "%scase-%s", step_prefix,
+			     name) >= sizeof(done) ||
+	    (size_t)snprintf(checked, sizeof(checked), "%schecked-%s",
+			     step_prefix, name) >= sizeof(checked)) {
+		fprintf(stderr, "hostile: -S prefix too long\n");
+		return -1;
+	}
 	fd = open(done, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0) {
 		fprintf(stderr, "hostile: cannot create %s: %s\n", done,

@@ -8,7 +8,11 @@
 # protocol's error reply or a closed connection, the honest I/O must finish
 # and verify, and (through the harness) neither kernel may splat.  On our
 # server the counters must show the ERR_VERS, ERR_CHUNK and closes it
-# answered with, and its gauges must come back to idle afterwards; its
+# answered with; after every case its connection must be gone (only the
+# honest mount's left, no request pending) and, with the honest client
+# paused between two rounds, every gauge as it was with the honest mount
+# alone before the first case, so a leak is pinned on the case that
+# caused it; its gauges must come back to idle afterwards; its
 # tracepoints must have recorded the accepts, the errors (the bogus-handle
 # case makes an RDMA Read fail) and the replies.
 TIMEOUT=900
@@ -19,17 +23,47 @@ IDLE_SECONDS=120
 IDLE=/tmp/svcrdma.idle
 TRACEFS=/sys/kernel/tracing
 
-# honest_io DIR ROUNDS: write, re-read and compare files until told to stop.
+# Bytes the honest client writes and reads back per round: one RPC of
+# the largest size each way, and a round short enough (a few seconds on
+# the debug kernel) that a pause after each case costs little.
+HONEST_BYTES=1048576
+
+# honest_pause_point: between two rounds, while the server asks
+# (honest-pause), stop, saying so (honest-paused): it reads its gauges
+# with the honest connection idle.
+honest_pause_point() {
+	local i
+	signalled honest-pause || return 0
+	signal honest-paused
+	for ((i = 0; i < 3000 * ${TIME_SCALE:-1}; i++)); do
+		signalled honest-pause || break
+		[ -e /tmp/honest.stop ] && break
+		signalled abort && break
+		sleep 0.2
+	done
+	rm -f "$(sync_file honest-paused)"
+}
+
+# honest_io DIR: write, re-read and compare files until told to stop;
+# honest-done says the loop has ended (its connection idle for good).
 honest_io() {
+	local rc=0
+	honest_loop "$1" || rc=1
+	signal honest-done
+	return $rc
+}
+
+honest_loop() {
 	local dir=$1 i sum
 	mkdir -p "$dir" || return 1
-	for ((i = 0; i < $2; i++)); do
-		head -c 4194304 /dev/urandom >/tmp/honest.bin
+	for ((i = 0; ; i++)); do
+		honest_pause_point
+		[ -e /tmp/honest.stop ] && break
+		head -c "$HONEST_BYTES" /dev/urandom >/tmp/honest.bin
 		sum=$(sha256sum </tmp/honest.bin)
 		cp /tmp/honest.bin "$dir/f$i" || return 1
 		[ "$(sha256sum <"$dir/f$i")" = "$sum" ] || return 1
 		rm -f "$dir/f$i"
-		[ -e /tmp/honest.stop ] && break
 	done
 	return 0
 }
@@ -50,9 +84,16 @@ hostile_run() {
 	nfs_client_prepare || return 1
 	nfs_mount 4.1 || return 1
 	: >"$MNT/p0-target" && chmod 666 "$MNT/p0-target" || rc=1
-	honest_io "$MNT/honest" 1000 &
+	honest_io "$MNT/honest" &
 	pid=$!
-	"$HOSTILE" "$SERVER_ADDR" >/results/hostile.txt 2>&1 || rc=1
+	# The server first reads its gauges with only the honest mount, idle.
+	if await baseline-taken 300; then
+		# One process pauses after each case until the server has looked.
+		"$HOSTILE" -S "$(sync_file '')" -X "$(sync_file abort)" \
+			"$SERVER_ADDR" >/results/hostile.txt 2>&1 || rc=1
+	else
+		rc=1
+	fi
 	cat /results/hostile.txt
 	touch /tmp/honest.stop
 	wait "$pid" || { fail "honest client I/O failed during the attack"; rc=1; }
@@ -96,6 +137,201 @@ trace_check() {
 	return $rc
 }
 
+# The honest client stops between two rounds while honest-pause is
+# signalled, saying so with honest-paused, which it removes once it goes
+# on; honest-done means its loop has ended.
+#
+# honest_pause_wait: 0 once its connection is idle (paused, or done), 1
+# if it did not pause within 60 s (times the kernel's time scale).
+honest_pause_wait() {
+	local i scale=${TIME_SCALE:-1}
+	for ((i = 0; i < 600 * scale; i++)); do
+		{ signalled honest-paused || signalled honest-done; } && return 0
+		signalled abort && break
+		sleep 0.1
+	done
+	fail "the honest client did not pause within $((60 * scale)) s"
+	return 1
+}
+
+# honest_pause_release: let it go on, and wait until it has, so that the
+# next pause never sees this one's honest-paused.
+honest_pause_release() {
+	local i scale=${TIME_SCALE:-1}
+	rm -f "$(sync_file honest-pause)"
+	for ((i = 0; i < 300 * scale; i++)); do
+		signalled honest-paused || return 0
+		signalled honest-done && return 0
+		sleep 0.1
+	done
+	fail "the honest client did not go on within $((30 * scale)) s"
+	return 1
+}
+
+# The per-case checks below run 36 times on the debug kernel, where
+# every fork and exec is slow (KASAN, lockdep): they read the gauges with
+# the shell's own read, into associative arrays, and fork only to sleep.
+
+# gauges_read ARRAY: every gauge's value now, into the associative array
+# named ARRAY.
+gauges_read() {
+	local -n _into=$1
+	local n v
+	for n in $SVC_GAUGES; do
+		read -r v <"$SVC_STATS/$n" || return 1
+		_into["$n"]=$v
+	done
+}
+
+# gauges_equal A B: the two arrays hold the same value for every gauge.
+gauges_equal() {
+	local -n _a=$1 _b=$2
+	local n
+	for n in $SVC_GAUGES; do
+		[ "${_a[$n]}" = "${_b[$n]}" ] || return 1
+	done
+}
+
+# gauges_differ A B: the gauges that differ, as name=A's(B's).
+gauges_differ() {
+	local -n _a=$1 _b=$2
+	local n out=
+	for n in $SVC_GAUGES; do
+		[ "${_a[$n]-?}" = "${_b[$n]-?}" ] || out+="$n=${_a[$n]-?}(${_b[$n]-?}) "
+	done
+	echo "${out:-none}"
+}
+
+# gauges_save_settled: every gauge into BASE_G once two readings 1 s
+# apart agree (an NFSv4 CLOSE may still be on its way out), within 10 s
+# (times the time scale); the last reading otherwise, and 1.
+declare -gA BASE_G NOW_G
+gauges_save_settled() {
+	local i n
+	local -A prev
+	gauges_read BASE_G || return 1
+	for ((i = 0; i < 10 * ${TIME_SCALE:-1}; i++)); do
+		sleep 1
+		prev=()
+		# shellcheck disable=SC2034 # read through gauges_equal's nameref
+		for n in $SVC_GAUGES; do prev["$n"]=${BASE_G[$n]}; done
+		gauges_read BASE_G || return 1
+		gauges_equal prev BASE_G && return 0
+	done
+	return 1
+}
+
+# gauges_idle: every gauge as in BASE_G (saved with the honest mount
+# alone and idle), within 10 s (times the kernel's time scale): a call the
+# honest client made last may still be on its way out.  NOW_G holds the
+# last reading.
+gauges_idle() {
+	local i
+	for ((i = 0; i < 20 * ${TIME_SCALE:-1}; i++)); do
+		gauges_read NOW_G || return 1
+		gauges_equal NOW_G BASE_G && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+# case_freed: the connection a hostile case made is gone: as many
+# connections as in BASE_G (the honest mount's, and any an earlier case
+# kept), and no connection request pending.
+case_freed() {
+	local conns pending
+	read -r conns <"$SVC_STATS/connections_active" || return 1
+	read -r pending <"$SVC_STATS/requests_pending" || return 1
+	[ "$conns" = "${BASE_G[connections_active]}" ] &&
+		[ "$pending" = "${BASE_G[requests_pending]}" ]
+}
+
+# case_check NAME: judge one finished case, the honest client asked to
+# pause; its verdict line goes into VERDICT (no subshell: see above).
+# Returns 0 for a case that freed everything, 1 for one that kept
+# something, 2 when it could not be judged.
+case_check() {
+	local c=$1 i scale=${TIME_SCALE:-1}
+	for ((i = 0; i < CASE_SECONDS * scale; i++)); do
+		case_freed && break
+		sleep 1
+	done
+	if ! honest_pause_wait; then
+		VERDICT="$c unchecked: the honest client did not pause"
+		return 2
+	fi
+	if ! case_freed; then
+		VERDICT="$c kept: $(svc_stats_line)"
+		return 1
+	fi
+	if gauges_idle; then
+		VERDICT="$c ok after ${i} s: connections_active=${NOW_G[connections_active]}, every gauge idle"
+		return 0
+	fi
+	VERDICT="$c kept: $(gauges_differ NOW_G BASE_G)"
+	return 1
+}
+
+# server_case_checks: until the client is done, answer each case the
+# hostile client has finished (its file case-NAME) with a verdict line in
+# hostile-gauges.txt (case_check), then signal checked-NAME, which lets
+# the client go on.  A case that keeps anything fails, and the gauges are
+# saved again so that the cases after it are judged against what is
+# left: each verdict names its own case.  On the in-tree server, which
+# has no gauges, every case is "ok (no gauges)".
+CASE_SECONDS=60
+server_case_checks() {
+	local f c n rc=0 scale=${TIME_SCALE:-1}
+	local end=$((SECONDS + 650 * scale)) pre
+	pre=$(sync_file case-)
+	: >/results/hostile-gauges.txt
+	while ! signalled client-done; do
+		if signalled abort; then
+			fail "peer aborted during the hostile cases"
+			return 1
+		fi
+		if ((SECONDS > end)); then
+			fail "the hostile cases did not end within $((650 * scale)) s"
+			signal abort
+			return 1
+		fi
+		for f in "$pre"*; do
+			[ -e "$f" ] || continue
+			c=${f#"$pre"}
+			if ! svc_stats_on; then
+				VERDICT="$c ok (no gauges)"
+			else
+				# Asked now, the honest round ends while the
+				# case's connection is being freed.
+				signal honest-pause
+				case_check "$c"
+				case $? in
+				0) ;;
+				1)	fail "the server kept something after case $c: ${VERDICT#* kept: }"
+					# Judge the next cases against what is left.
+					gauges_save_settled
+					rc=1 ;;
+				*)	fail "case $c unchecked: the honest client did not pause"
+					rc=1 ;;
+				esac
+				honest_pause_release || rc=1
+			fi
+			echo "$VERDICT" >>/results/hostile-gauges.txt
+			# Answered: the client never reads its file again.
+			rm -f "$f"
+			signal "checked-$c"
+		done
+		sleep 0.5
+	done
+	# Every case the client ran was answered, no more and no fewer.
+	n=$(awk '/^hostile: [0-9]+ cases/ { print $2 }' /results/hostile.txt)
+	if [ -z "$n" ] || [ "$(wc -l </results/hostile-gauges.txt)" != "$n" ]; then
+		fail "hostile ran ${n:-an unknown number of} cases, $(wc -l </results/hostile-gauges.txt) were checked"
+		rc=1
+	fi
+	return $rc
+}
+
 test_server() {
 	local rc=0
 	svc_serve_counted "$IDLE" || return 1
@@ -103,7 +339,27 @@ test_server() {
 		trace_on || { fail "cannot enable the svcrdma tracepoints"; rc=1; }
 	fi
 	signal server-ready
-	await client-done 800 || rc=1
+	# Every gauge with only the honest mount, idle: what each case must
+	# leave behind (the cases start once this is taken).
+	if svc_stats_on; then
+		signal honest-pause
+		if honest_pause_wait && gauges_save_settled &&
+			honest_pause_release; then
+			:
+		else
+			fail "no baseline of the gauges with the honest mount idle"
+			signal abort
+			return 1
+		fi
+	fi
+	signal baseline-taken
+	# Without our gauges (the in-tree server) the loop still releases
+	# the client after each case, but proves nothing: no subtest then.
+	if svc_stats_on; then
+		subtest svcrdma-freed-after-each-case server_case_checks || rc=1
+	else
+		server_case_checks || rc=1
+	fi
 	if svc_stats_on; then
 		subtest svcrdma-error-counters svc_stats_rose "$IDLE" \
 			err_vers_sent err_chunk_sent bad_input_closes \
