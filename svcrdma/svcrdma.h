@@ -12,6 +12,7 @@
 
 #include <linux/list.h>
 #include <linux/spinlock.h>
+#include <linux/mutex.h>
 #include <linux/wait.h>
 #include <linux/completion.h>
 #include <linux/workqueue.h>
@@ -36,6 +37,7 @@ enum {
 	SVCRDMA_F_CREDITED,	/* @credits is counted in credits_in_use */
 	SVCRDMA_F_THROTTLED,	/* a call waits for one of ours to be released */
 	SVCRDMA_F_STOPPED,	/* we moved the QP to Error ourselves */
+	SVCRDMA_F_LX_GONE,	/* listener being freed: never listen again */
 };
 
 /*
@@ -61,6 +63,7 @@ enum svcrdma_stat {
 	SVCRDMA_STAT_WC_ERRORS,
 	SVCRDMA_STAT_CONNS_ACCEPTED,
 	SVCRDMA_STAT_REQUESTS_REFUSED,
+	SVCRDMA_STAT_RELISTENS,
 	/* gauges from here on */
 	SVCRDMA_STAT_REQUESTS_PENDING,
 	SVCRDMA_STAT_CONNS_ACTIVE,
@@ -74,7 +77,8 @@ enum svcrdma_stat {
 /**
  * struct svcrdma_xprt - one listener or one connection
  * @xprt: the generic server transport; svc_xprt_init() clears it
- * @cm_id: connection manager id; destroyed only from xpo_free
+ * @cm_id: connection manager id; destroyed only from xpo_free, or for a
+ *	listener also from @relisten, under @listen_lock
  * @flags: SVCRDMA_F_* bits
  * @listener: for a queued connection request, the listener it arrived on
  * @accept_node: link on the listener's @accept_q until accepted
@@ -82,6 +86,9 @@ enum svcrdma_stat {
  * @accept_q: connection requests waiting for xpo_accept (listener only)
  * @nr_pending: entries on @accept_q and places reserved for them, under
  *	@accept_lock
+ * @listen_lock: serialises replacing a listener's @cm_id with freeing it
+ * @relisten: replaces a listener's @cm_id after an address change
+ * @relisten_tries: failed attempts since the last successful relisten
  * @dev_node: link on svcrdma_conns while verbs resources exist
  * @peer: the client's RFC 8797 private data, or the defaults
  * @ord: RDMA Reads the client lets us have outstanding (from its CM REQ)
@@ -124,6 +131,9 @@ struct svcrdma_xprt {
 	spinlock_t		accept_lock;
 	struct list_head	accept_q;
 	unsigned int		nr_pending;
+	struct mutex		listen_lock;
+	struct delayed_work	relisten;
+	unsigned int		relisten_tries;
 
 	struct list_head	dev_node;
 	struct nfsrdma_wire_cm_pdata peer;

@@ -7,11 +7,20 @@
  * accepts it; from svc_xprt_init() in xpo_accept on, svc's reference
  * count owns it and every failure ends in xpo_free.  cm_ids are destroyed
  * only in xpo_free (or, for requests never accepted, when their listener
- * is freed), never from inside a CM callback.
+ * is freed, and for a listener's replaced id in its relisten work), never
+ * from inside a CM callback.
  *
  * The CM handler runs with the cm_id's handler mutex held, so it never
  * races with rdma_destroy_id() on the same id: while the id exists, the
  * struct svcrdma_xprt it points to does too.
+ *
+ * A listener bound to one address (nfsd's netlink listener-set can ask
+ * for one; the portlist cannot) lives on that address's device.  When a
+ * bonding failover moves the address, the CM reports ADDR_CHANGE and its
+ * id no longer describes where the address is: the listener then swaps
+ * in a new id from a work item, retrying while the address cannot be
+ * bound, and stays the same svc_xprt to nfsd throughout.  Its listen_lock
+ * orders that swap against xpo_create and xpo_free.
  */
 
 #include <linux/module.h>
@@ -436,6 +445,13 @@ static void svcrdma_health_work(struct work_struct *work)
  */
 #define SVCRDMA_PENDING_MAX	64
 
+/*
+ * A listener's first attempt to listen again after ADDR_CHANGE, and the
+ * longest wait between attempts while the moved address cannot be bound.
+ */
+#define SVCRDMA_RELISTEN_FIRST_DELAY	(HZ / 2)
+#define SVCRDMA_RELISTEN_MAX_DELAY	(32 * HZ)
+
 /* CONNECT_REQUEST on a listener: queue the new id for xpo_accept. */
 static int svcrdma_conn_request(struct svcrdma_xprt *lx, struct rdma_cm_id *id,
 				struct rdma_cm_event *ev)
@@ -513,11 +529,24 @@ static int svcrdma_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	if (test_bit(SVCRDMA_F_LISTENER, &xp->flags)) {
 		switch (ev->event) {
 		case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		case RDMA_CM_EVENT_ADDR_CHANGE:
 			pr_info("svcrdma: listener %pISpc: %s, closing\n",
 				&id->route.addr.src_addr,
 				rdma_event_msg(ev->event));
 			svcrdma_close(xp);
+			break;
+		case RDMA_CM_EVENT_ADDR_CHANGE:
+			/* Not for an id the relisten work is replacing. */
+			if (id != READ_ONCE(xp->cm_id))
+				break;
+			pr_info("svcrdma: listener %pISpc: %s, listening again\n",
+				&id->route.addr.src_addr,
+				rdma_event_msg(ev->event));
+			/*
+			 * The RoCE GID table follows a MAC change on its own
+			 * schedule: binding at once would mostly fail.
+			 */
+			mod_delayed_work(system_long_wq, &xp->relisten,
+					 SVCRDMA_RELISTEN_FIRST_DELAY);
 			break;
 		default:
 			break;
@@ -564,6 +593,90 @@ static void svcrdma_qp_event(struct ib_event *event, void *context)
 	}
 }
 
+/*
+ * A new cm_id listening on @sa for @lx, or an ERR_PTR.  Called with
+ * @lx->listen_lock held.  The id is @lx->cm_id from the moment it is
+ * bound, when the CM may first report ADDR_CHANGE on it, so that the
+ * handler does not take such an event for one on a replaced id.
+ */
+static struct rdma_cm_id *svcrdma_listen_on(struct svcrdma_xprt *lx,
+					    struct net *net,
+					    struct sockaddr *sa)
+{
+	struct rdma_cm_id *id;
+	int ret;
+
+	lockdep_assert_held(&lx->listen_lock);
+
+	id = rdma_create_id(net, svcrdma_cm_handler, lx, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return id;
+	/* Let an AF_INET listener share the port with this one. */
+	if (sa->sa_family == AF_INET6) {
+		ret = rdma_set_afonly(id, 1);
+		if (ret)
+			goto destroy_id;
+	}
+	ret = rdma_bind_addr(id, sa);
+	if (ret)
+		goto destroy_id;
+	WRITE_ONCE(lx->cm_id, id);
+	ret = rdma_listen(id, 64);
+	if (ret)
+		goto unset_id;
+	return id;
+
+unset_id:
+	WRITE_ONCE(lx->cm_id, NULL);
+destroy_id:
+	rdma_destroy_id(id);
+	return ERR_PTR(ret);
+}
+
+/*
+ * After ADDR_CHANGE: drop the listener's id and listen on the same
+ * address and port with a new one, which the CM attaches to wherever the
+ * address now is.  The old id goes first because it holds the port.
+ * Requests already queued on @accept_q are their own ids and live on.
+ * While the address cannot be bound (it may be moving still) retry, 1 s
+ * after the first failure and up to SVCRDMA_RELISTEN_MAX_DELAY apart.
+ */
+static void svcrdma_relisten_work(struct work_struct *work)
+{
+	struct svcrdma_xprt *lx = container_of(to_delayed_work(work),
+					       struct svcrdma_xprt, relisten);
+	struct sockaddr *sa = (struct sockaddr *)&lx->xprt.xpt_local;
+	struct rdma_cm_id *id;
+	unsigned long delay;
+
+	mutex_lock(&lx->listen_lock);
+	if (test_bit(SVCRDMA_F_LX_GONE, &lx->flags))
+		goto unlock;
+	id = lx->cm_id;
+	WRITE_ONCE(lx->cm_id, NULL);
+	if (id)
+		rdma_destroy_id(id);
+
+	id = svcrdma_listen_on(lx, lx->xprt.xpt_net, sa);
+	if (IS_ERR(id)) {
+		delay = min_t(unsigned long, HZ << min(lx->relisten_tries, 5U),
+			      SVCRDMA_RELISTEN_MAX_DELAY);
+		lx->relisten_tries++;
+		pr_warn_ratelimited("svcrdma: listener %pISpc: cannot listen again (%ld), retrying in %lu s\n",
+				    sa, PTR_ERR(id), delay / HZ);
+		queue_delayed_work(system_long_wq, &lx->relisten, delay);
+		goto unlock;
+	}
+	lx->relisten_tries = 0;
+	svcrdma_stat_inc(SVCRDMA_STAT_RELISTENS);
+	pr_info("svcrdma: listener %pISpc: listening again%s%s\n", sa,
+		id->device ? " on " : "",
+		id->device ? dev_name(&id->device->dev) : "");
+unlock:
+	mutex_unlock(&lx->listen_lock);
+}
+
 static struct svc_xprt *svcrdma_create(struct svc_serv *serv, struct net *net,
 				       struct sockaddr *sa, int salen,
 				       int flags)
@@ -580,34 +693,30 @@ static struct svc_xprt *svcrdma_create(struct svc_serv *serv, struct net *net,
 	svc_xprt_init(net, &svcrdma_class, &lx->xprt, serv);
 	set_bit(XPT_LISTENER, &lx->xprt.xpt_flags);
 	set_bit(SVCRDMA_F_LISTENER, &lx->flags);
+	mutex_init(&lx->listen_lock);
+	INIT_DELAYED_WORK(&lx->relisten, svcrdma_relisten_work);
 
-	id = rdma_create_id(net, svcrdma_cm_handler, lx, RDMA_PS_TCP,
-			    IB_QPT_RC);
+	/*
+	 * Held until xpt_local is set: a relisten work queued by an early
+	 * ADDR_CHANGE waits for it, and reads it.
+	 */
+	mutex_lock(&lx->listen_lock);
+	id = svcrdma_listen_on(lx, net, sa);
 	if (IS_ERR(id)) {
 		ret = PTR_ERR(id);
-		goto undo_init;
+		goto cancel_relisten;
 	}
-	lx->cm_id = id;
-	/* Let an AF_INET listener share the port with this one. */
-	if (sa->sa_family == AF_INET6) {
-		ret = rdma_set_afonly(id, 1);
-		if (ret)
-			goto destroy_id;
-	}
-	ret = rdma_bind_addr(id, sa);
-	if (ret)
-		goto destroy_id;
-	ret = rdma_listen(id, 64);
-	if (ret)
-		goto destroy_id;
-
 	svc_xprt_set_local(&lx->xprt, (struct sockaddr *)&id->route.addr.src_addr,
 			   svc_addr_len((struct sockaddr *)&id->route.addr.src_addr));
+	mutex_unlock(&lx->listen_lock);
 	return &lx->xprt;
 
-destroy_id:
-	rdma_destroy_id(id);
-undo_init:
+cancel_relisten:
+	set_bit(SVCRDMA_F_LX_GONE, &lx->flags);
+	mutex_unlock(&lx->listen_lock);
+	cancel_delayed_work_sync(&lx->relisten);
+	mutex_destroy(&lx->listen_lock);
+	mutex_destroy(&lx->listen_lock);
 	put_net_track(lx->xprt.xpt_net, &lx->xprt.ns_tracker);
 	svcrdma_xprt_free(lx);
 	return ERR_PTR(ret);
@@ -841,9 +950,21 @@ static void svcrdma_drop_request(struct svcrdma_xprt *xp)
 static void svcrdma_free_listener(struct svcrdma_xprt *lx)
 {
 	struct svcrdma_xprt *xp, *next;
+	struct rdma_cm_id *id;
 
-	/* No CONNECT_REQUEST can queue anything once the id is gone. */
-	rdma_destroy_id(lx->cm_id);
+	/*
+	 * No CONNECT_REQUEST can queue anything, nor ADDR_CHANGE the
+	 * relisten work, once the id is gone; the work, if it was already
+	 * queued or waiting for the lock, then finds the listener gone.
+	 */
+	mutex_lock(&lx->listen_lock);
+	set_bit(SVCRDMA_F_LX_GONE, &lx->flags);
+	id = lx->cm_id;
+	WRITE_ONCE(lx->cm_id, NULL);
+	if (id)
+		rdma_destroy_id(id);
+	mutex_unlock(&lx->listen_lock);
+	cancel_delayed_work_sync(&lx->relisten);
 	list_for_each_entry_safe(xp, next, &lx->accept_q, accept_node) {
 		list_del(&xp->accept_node);
 		svcrdma_stat_dec(SVCRDMA_STAT_REQUESTS_PENDING);

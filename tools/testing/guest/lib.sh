@@ -336,8 +336,10 @@ export_fs_mount() {
 # nfs_server_start: knfsd exporting a tmpfs, listening on TCP 2049 and on
 # RDMA $NFS_PORT, the way an admin's recipe does it: the RDMA listener is
 # added through the portlist or, with NFSD_RDMA=conf, by rpc.nfsd from
-# /etc/nfs.conf.  With AUTOLOAD=1 nothing loads the transport by hand:
-# nfsd must have it loaded on demand.
+# /etc/nfs.conf.  NFSD_RDMA=bound binds it to $SERVER_ADDR alone, through
+# nfsd's netlink listener-set (Linux 6.10+), as nfsdctl would.  With
+# AUTOLOAD=1 nothing loads the transport by hand: nfsd must have it loaded
+# on demand.
 nfs_server_start() {
 	if [ "${AUTOLOAD:-0}" = 1 ]; then
 		[ "$SERVER_TRANSPORT" = ours ] && { install_ours || return 1; }
@@ -370,6 +372,12 @@ nfs_server_start() {
 		grep -q '^\[nfsd\]' /etc/nfs.conf || echo '[nfsd]' >>/etc/nfs.conf
 		sed -i "/^\\[nfsd\\]/a rdma=y\\nrdma-port=$NFS_PORT" /etc/nfs.conf
 		rpc.nfsd 8 || return 1
+	elif [ "${NFSD_RDMA:-portlist}" = bound ]; then
+		# Listeners only while nfsd has no threads; the threads then
+		# start on them, as rpc.nfsd would after opening its own.
+		python3 "$REPO/tools/testing/guest/nfsd-listeners.py" \
+			tcp:0.0.0.0:2049 "rdma:$SERVER_ADDR:$NFS_PORT" || return 1
+		echo 8 >/proc/fs/nfsd/threads || return 1
 	else
 		rpc.nfsd 8 || return 1
 		echo "rdma $NFS_PORT" >/proc/fs/nfsd/portlist || return 1
