@@ -223,6 +223,9 @@ expect_pattern() {
 	lockdep) echo 'possible circular locking dependency' ;;
 	kmemleak) echo 'nfsrdma-kmemleak: .*nfsrdma_selftest' ;;
 	dma) echo 'DMA-API: .* frees DMA memory with different size' ;;
+	list) echo 'list_add corruption' ;;
+	sleep) echo 'BUG: sleeping function called from invalid context' ;;
+	rcu) echo 'WARNING: suspicious RCU usage' ;;
 	*) return 1 ;;
 	esac
 }
@@ -264,7 +267,8 @@ boot_var() {
 # shorter soak for make check than for make check-full; it is named in the
 # TAP line), or what the harness's failure report must contain for a
 # self-test that must fail: crash, timeout, status, or the checker the
-# debug kernel must fire (kasan, lockdep, kmemleak, dma, ubsan), several
+# debug kernel must fire (kasan, lockdep, kmemleak, dma, ubsan, list,
+# sleep, rcu), several
 # joined by "+" when one boot commits each checker's fault in turn: one
 # TAP line per checker.
 run_instance() {

@@ -13,6 +13,12 @@
  *             against the first virtio PCI device (DMA-API debugging)
  *   ubsan     an array indexed past its end inside a larger object, which
  *             KASAN cannot see but UBSAN's bounds check does (UBSAN)
+ *   list      a list_add() next to an entry whose back link a stray write
+ *             changed (DEBUG_LIST, which refuses the add)
+ *   sleep     a might_sleep() under a spinlock, without sleeping
+ *             (DEBUG_ATOMIC_SLEEP)
+ *   rcu       an RCU-protected pointer read outside any read-side critical
+ *             section (PROVE_RCU; lockdep must still be on)
  *
  * The faults run from ordinary (not __init) functions, so their frames stay
  * in the module's core text, where the harness's kmemleak attribution looks.
@@ -23,10 +29,13 @@
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/dma-mapping.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/rcupdate.h>
 
 static char *fault = "";
 module_param(fault, charp, 0444);
-MODULE_PARM_DESC(fault, "bug to commit at load: kasan, lockdep, kmemleak, dma, ubsan");
+MODULE_PARM_DESC(fault, "bug to commit at load: kasan, lockdep, kmemleak, dma, ubsan, list, sleep, rcu");
 
 /* Out of line, so the compiler cannot see the index and drop the access. */
 static int index = 4;
@@ -128,6 +137,43 @@ static noinline int fault_ubsan(void)
 	return 0;
 }
 
+static noinline int fault_list(void)
+{
+	struct list_head head, a, b, stray;
+
+	INIT_LIST_HEAD(&head);
+	list_add(&a, &head);
+	/* A stray write into the entry's back link... */
+	WRITE_ONCE(a.prev, &stray);
+	/* ...which the next add beside it must notice, and refuse. */
+	list_add(&b, &head);
+	return 0;
+}
+
+static DEFINE_SPINLOCK(sleep_lock);
+
+static noinline int fault_sleep(void)
+{
+	/* What any sleeping call does first; nothing sleeps here. */
+	spin_lock(&sleep_lock);
+	might_sleep();
+	spin_unlock(&sleep_lock);
+	return 0;
+}
+
+static int rcu_target;
+static int __rcu *rcu_victim = (int __rcu *)&rcu_target;
+
+static noinline int fault_rcu(void)
+{
+	int *p;
+
+	/* No rcu_read_lock(): nothing keeps *p alive while we read it. */
+	p = rcu_dereference(rcu_victim);
+	(void)READ_ONCE(*p);
+	return 0;
+}
+
 static int __init selftest_init(void)
 {
 	static const struct {
@@ -139,6 +185,9 @@ static int __init selftest_init(void)
 		{ "kmemleak", fault_kmemleak },
 		{ "dma", fault_dma },
 		{ "ubsan", fault_ubsan },
+		{ "list", fault_list },
+		{ "sleep", fault_sleep },
+		{ "rcu", fault_rcu },
 	};
 	int i;
 
