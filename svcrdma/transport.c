@@ -716,7 +716,6 @@ cancel_relisten:
 	mutex_unlock(&lx->listen_lock);
 	cancel_delayed_work_sync(&lx->relisten);
 	mutex_destroy(&lx->listen_lock);
-	mutex_destroy(&lx->listen_lock);
 	put_net_track(lx->xprt.xpt_net, &lx->xprt.ns_tracker);
 	svcrdma_xprt_free(lx);
 	return ERR_PTR(ret);
@@ -965,6 +964,7 @@ static void svcrdma_free_listener(struct svcrdma_xprt *lx)
 		rdma_destroy_id(id);
 	mutex_unlock(&lx->listen_lock);
 	cancel_delayed_work_sync(&lx->relisten);
+	mutex_destroy(&lx->listen_lock);
 	list_for_each_entry_safe(xp, next, &lx->accept_q, accept_node) {
 		list_del(&xp->accept_node);
 		svcrdma_stat_dec(SVCRDMA_STAT_REQUESTS_PENDING);
