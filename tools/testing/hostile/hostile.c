@@ -114,6 +114,7 @@ struct conn {
 	struct ibv_mr *recv_mr;
 	struct ibv_mr *pull_mr;
 	struct ibv_mr *push_mr;
+	struct ibv_mr *push2_mr;	/* the same memory under a second key */
 	uint8_t *send_buf;
 	uint8_t *recv_buf;
 	uint8_t *pull_buf;
@@ -302,6 +303,8 @@ static void conn_close(struct conn *c)
 		ibv_dereg_mr(c->recv_mr);
 	if (c->pull_mr)
 		ibv_dereg_mr(c->pull_mr);
+	if (c->push2_mr)
+		ibv_dereg_mr(c->push2_mr);
 	if (c->push_mr)
 		ibv_dereg_mr(c->push_mr);
 	if (c->cq)
@@ -374,7 +377,10 @@ static int conn_open(struct conn *c, const char *server, bool no_recvs,
 			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
 	c->push_mr = ibv_reg_mr(c->pd, c->push_buf, HOSTILE_PUSH_SIZE,
 			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-	if (!c->send_mr || !c->recv_mr || !c->pull_mr || !c->push_mr)
+	c->push2_mr = ibv_reg_mr(c->pd, c->push_buf, HOSTILE_PUSH_SIZE,
+				IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!c->send_mr || !c->recv_mr || !c->pull_mr || !c->push_mr ||
+	    !c->push2_mr)
 		goto fail;
 
 	qpa.send_cq = c->cq;
@@ -536,6 +542,18 @@ static int wait_outcome(struct conn *c, uint32_t xid, unsigned int want,
 			if (wc[i].wr_id == UINT64_MAX) {
 				c->sends_out--;
 				continue;
+			}
+			if (wc[i].wc_flags & IBV_WC_WITH_INV) {
+				/*
+				 * None of our keys may be invalidated: they
+				 * are ordinary registrations.  Only
+				 * swi-two-keys welcomes Send With Invalidate,
+				 * and it offers two keys; the cases that put
+				 * every chunk under one key never welcome it.
+				 */
+				fprintf(stderr, "hostile:   a Send With Invalidate of key 0x%x\n",
+					wc[i].invalidated_rkey);
+				seen |= OUT_OTHER;
 			}
 			if (wc[i].byte_len > c->adv_recv) {
 				/* The server sent more than we said we take. */
@@ -877,6 +895,32 @@ static void c_nomsg_data_chunk(struct msg *m, uint32_t xid)
 }
 
 /*
+ * RFC 8797 lets a server invalidate the key of a call's
+ * chunks with the reply's Send, once the client says it welcomes that.
+ * Here the client does, but the call's Write chunk and Reply chunk lie
+ * under two keys (one memory, registered twice): invalidating either
+ * would tear down a registration the client still counts on, so the
+ * reply must come as a plain Send.  wait_outcome() refuses any Send With
+ * Invalidate; so would the device, these being ordinary registrations.
+ */
+static void c_swi_two_keys(struct msg *m, uint32_t xid)
+{
+	struct conn *c = m->conn;
+	uint64_t base = (uintptr_t)c->push_buf;
+
+	put_fixed(m, xid, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSG);
+	put32(m, 0);		/* Read list */
+	put32(m, 1);		/* a Write chunk of one segment */
+	put32(m, 1);
+	put_seg(m, c->push_mr->rkey, 4096, base);
+	put32(m, 0);
+	put32(m, 1);		/* a Reply chunk of one segment */
+	put32(m, 1);
+	put_seg(m, c->push2_mr->rkey, 4096, base + 4096);
+	put_null_call(m, xid);
+}
+
+/*
  * The same shape, but the data chunk's position lies past the end of the
  * body the Position-zero chunk carries (a NULL call, 40 bytes): there is
  * no place in the call for it.
@@ -978,6 +1022,8 @@ static const struct hcase cases[] = {
 	  .pdata = PDATA_SMALL },
 	{ "send-oversized", "a 68 KiB Send after claiming 256 KiB", OUT_CLOSED,
 	  c_null, .pdata = PDATA_HUGE, .send_len = 68 * 1024 },
+	{ "swi-two-keys", "chunks under two keys, Send With Invalidate welcome",
+	  OUT_REPLY, c_swi_two_keys, .pdata = PDATA_INV },
 	{ "null-last", "a well-formed NULL call after those", OUT_REPLY, c_null },
 };
 

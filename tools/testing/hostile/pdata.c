@@ -30,6 +30,8 @@ int hostile_pdata_build(enum hostile_pdata kind, unsigned int send_size,
 	} else if (kind == PDATA_SMALL) {
 		pd.send_size = NFSRDMA_WIRE_DEFAULT_INLINE;
 		pd.recv_size = NFSRDMA_WIRE_DEFAULT_INLINE;
+	} else if (kind == PDATA_INV) {
+		pd.remote_inv = true;
 	}
 	len = nfsrdma_wire_encode_cm_pdata(buf, NFSRDMA_WIRE_CM_PDATA_SIZE,
 					   &pd);

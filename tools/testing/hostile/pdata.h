@@ -19,6 +19,7 @@ enum hostile_pdata {
 	PDATA_VERSION,	/* the RFC 8797 layout as version 2, 256 KiB */
 	PDATA_HUGE,	/* valid, 256 KiB each way */
 	PDATA_SMALL,	/* valid, 1 KiB each way */
+	PDATA_INV,	/* honest, and Send With Invalidate welcome */
 };
 
 /*
