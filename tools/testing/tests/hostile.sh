@@ -20,6 +20,8 @@ IDLE_SECONDS=120
 
 # shellcheck source=tools/testing/tests/svcrdma-stats.inc
 . "$(dirname "${BASH_SOURCE[0]}")/svcrdma-stats.inc"
+# shellcheck source=tools/testing/tests/hostile.inc
+. "$(dirname "${BASH_SOURCE[0]}")/hostile.inc"
 IDLE=/tmp/svcrdma.idle
 TRACEFS=/sys/kernel/tracing
 
@@ -72,17 +74,6 @@ honest_loop() {
 		rm -f "$dir/f$i"
 	done
 	return 0
-}
-
-HOSTILE=$(dirname "${BASH_SOURCE[0]}")/../hostile/build/hostile
-
-# p0_target_written: the file nomsg-data-chunk WRITEs (its data in a Read
-# chunk beside the Position-zero chunk) holds exactly the bytes sent, as
-# read back through the honest mount.
-p0_target_written() {
-	echo 3 >/proc/sys/vm/drop_caches
-	cmp <("$HOSTILE" -D) "$MNT/p0-target" ||
-		fail "p0-target does not hold what nomsg-data-chunk wrote"
 }
 
 hostile_run() {
@@ -176,7 +167,7 @@ honest_pause_release() {
 	return 1
 }
 
-# The per-case checks below run 36 times on the debug kernel, where
+# The per-case checks below run 37 times on the debug kernel, where
 # every fork and exec is slow (KASAN, lockdep): they read the gauges with
 # the shell's own read, into associative arrays, and fork only to sleep.
 
