@@ -99,13 +99,13 @@ setup:
 	@scripts/setup.sh
 
 check:
-	@scripts/setup.sh
+	@scripts/setup.sh --check
 	@KVER=$(KVER) tools/testing/make-check.sh
 
 # make check plus the instances that do not fit CI's time limit.
 # CHECK_FULL=only: tests-full.conf alone, after a make check that passed.
 check-full:
-	@scripts/setup.sh
+	@scripts/setup.sh --check
 	@KVER=$(KVER) CHECK_FULL=$(if $(filter only,$(CHECK_FULL)),only,1) \
 		tools/testing/make-check.sh
 

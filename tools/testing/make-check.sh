@@ -9,7 +9,8 @@
 # tests.conf (and, for 'make check-full', CHECK_FULL=1, those in
 # tests-full.conf after them; CHECK_FULL=only runs tests-full.conf alone,
 # for when make check's list has just passed), on Debian's kernel or, for
-# lines that say kernel=debug, the debug kernel.  'make check-kernels' (CHECK_KERNELS=1)
+# lines that say kernel=debug, the debug kernel (kernel=6.12: Debian 12's
+# 6.12, for what 6.1 cannot do).  'make check-kernels' (CHECK_KERNELS=1)
 # builds for Debian 12's 6.12 and 6.1-rt kernels too and runs
 # tests-kernels.conf instead.  Set CHECK_VM=PATTERN to run only matching
 # VM tests, and FUZZ_SECONDS to change the fuzz budget.
