@@ -19,8 +19,13 @@
 #   grants 8 credits (sunrpc.svc_rdma.max_requests, as an admin may set
 #   it), as many as it runs nfsd threads, and the client keeps 32 1 MiB
 #   direct reads and writes in flight, verified, so every credit is in
-#   use by a full-size transfer.  Our server's connection must survive
-#   (no reconnect, no completion error, no bad-input close).  On
+#   use by a full-size transfer.  Our server must close nothing (no
+#   completion error, no bad-input or stall close) and, with our client,
+#   the connection must survive: the in-tree client on Debian's 6.1
+#   reconnects under this load on soft-RoCE by itself (its REG_MR of an
+#   MR that rxe still holds valid fails, "rxe_reg_fast_mr: ... not
+#   free" in its log, measured 2026-11-27), so with it a reconnect is
+#   logged, not failed.  On
 #   soft-iWARP every RDMA Read the server issues takes MRs from the pool
 #   it sized per credit times the MR factor (fabric=siw); on soft-RoCE
 #   none does, and the load is only a load.
@@ -34,7 +39,7 @@ TIMEOUT=900
 TRACEFS=/sys/kernel/tracing
 EDGE_CREDITS=8
 MAX_REQUESTS=/proc/sys/sunrpc/svc_rdma/max_requests
-EDGE_COUNTERS="connections_accepted wc_errors bad_input_closes stall_closes"
+EDGE_COUNTERS="wc_errors bad_input_closes stall_closes"
 
 trace_on() {
 	mountpoint -q "$TRACEFS" || mount -t tracefs nodev "$TRACEFS" || return 1
@@ -85,10 +90,16 @@ swi_where_welcome() {
 	return $rc
 }
 
-# counters_unchanged FILE: the counters of EDGE_COUNTERS as saved in FILE.
+# counters_unchanged FILE: the counters of EDGE_COUNTERS as saved in FILE,
+# and with our client connections_accepted too.
 counters_unchanged() {
-	local n was now rc=0
-	for n in $EDGE_COUNTERS; do
+	local n was now rc=0 names=$EDGE_COUNTERS
+	if [ "$CLIENT_TRANSPORT" = ours ]; then
+		names+=" connections_accepted"
+	else
+		log "connections_accepted: $(svc_saved "$1" connections_accepted) -> $(svc_stat connections_accepted) (the in-tree client may reconnect)"
+	fi
+	for n in $names; do
 		was=$(svc_saved "$1" "$n")
 		now=$(svc_stat "$n")
 		log "$n: $was -> $now"
