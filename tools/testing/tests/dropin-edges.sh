@@ -115,9 +115,12 @@ test_server() {
 		trace_on || { fail "cannot trace svcrdma"; rc=1; }
 	fi
 	# Before the client connects: the sysctl applies to new connections.
-	credits=$(cat "$MAX_REQUESTS") &&
-		echo "$EDGE_CREDITS" >"$MAX_REQUESTS" ||
-		{ fail "cannot set max_requests to $EDGE_CREDITS"; signal abort; return 1; }
+	if ! credits=$(cat "$MAX_REQUESTS") ||
+		! echo "$EDGE_CREDITS" >"$MAX_REQUESTS"; then
+		fail "cannot set max_requests to $EDGE_CREDITS"
+		signal abort
+		return 1
+	fi
 	signal server-ready
 	if await load-start 600; then
 		svc_stats_on && svc_stats_save /tmp/edges.before
