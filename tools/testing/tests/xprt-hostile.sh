@@ -105,8 +105,10 @@
 # there the syscall's outcome cannot tell a rejected reply from one that
 # was taken at face value.  "log:WORD" asks for a line naming the server
 # that says WORD (inv-other: another failure's line names it too);
-# "srv:WORD" a line of the server's, within 10 s, that says WORD.  A case
-# may list several, comma-separated.  The harness fails the test on any
+# "srv:WORD" a line of the server's, within 10 s, that says WORD; "once"
+# that the call it fired on reached the server once, not retransmitted
+# (an RDMA_ERROR is the server's final word: drop-in item 4, whose TAP
+# lines also say "dropin").  A case may list several, comma-separated.  The harness fails the test on any
 # oops, WARN, BUG or KASAN report.  On the debug kernel a case takes
 # about 70 s (its boot, then 51 cases: about 62 minutes in all, measured
 # 2026-11-27), past the 3600 s that 1200 s times its time scale gave.
@@ -154,9 +156,9 @@ len-overflow              w ok|EIO
 reply-chunk-too-long      r ok|EIO
 reply-chunk-foreign       f ok|EIO log
 nomsg-without-reply-chunk n ok|EIO log
-err-vers                  m EPROTONOSUPPORT|EIO
+err-vers                  m EPROTONOSUPPORT|EIO log:ERR_VERS,once
 err-vers-inverted         m EPROTONOSUPPORT|EIO|ok
-err-chunk                 m EIO
+err-chunk                 m EIO log:ERR_CHUNK,once
 err-unknown               m EIO|EPROTONOSUPPORT|ok
 err-short-body            m EIO|EPROTONOSUPPORT|ok
 inv-foreign               m ok|EIO
@@ -584,7 +586,7 @@ hs_usable() {
 # against the client's log since the case began (/tmp/hs.dmesg) and the
 # server's log after its first SRVLINES lines.
 hs_must() {
-	local name=$1 srvlines=$3 m rc=0 i
+	local name=$1 srvlines=$3 m rc=0 i xid
 	local -a musts
 	IFS=, read -ra musts <<<"$2"
 	for m in "${musts[@]}"; do
@@ -608,6 +610,21 @@ hs_must() {
 			# A line naming the server must also say WORD.
 			grep -q "xprtrdma: .*${SERVER_ADDR//./\\.}.*${m#log:}" /tmp/hs.dmesg && continue
 			fail "$name: the client logged no line naming $SERVER_ADDR that says '${m#log:}'"
+			;;
+		once)
+			# The call the case fired on reached the server once: the
+			# client failed it at once instead of retransmitting it.
+			xid=$(tail -n +"$((srvlines + 1))" "$HS_CTL/hostile-server.log" |
+				sed -n "s/.* $name fires on xid \([0-9a-f]*\).*/\1/p" | head -n 1)
+			if [ -z "$xid" ]; then
+				fail "$name: the server logged no XID it fired on"
+			else
+				i=$(tail -n +"$((srvlines + 1))" "$HS_CTL/hostile-server.log" |
+					grep -c "call xid $xid:")
+				log "$name: XID $xid reached the server $i time(s)"
+				[ "$i" = 1 ] && continue
+				fail "$name: XID $xid reached the server $i times, not once"
+			fi
 			;;
 		srv:*)
 			# The server must log a line saying WORD, within 10 s.
@@ -784,7 +801,7 @@ open(sys.argv[2], "wb").write(got + b"\0" * (want - len(got)))' \
 }
 
 hs_client() {
-	local rc=0 name sel allowed must
+	local rc=0 name sel allowed must tap
 	nfs_client_prepare || return 1
 	if [ -z "${HS_ONLY:-}" ]; then
 		subtest hostile-server-proxy-nfs3 hs_proxy_io 3 || rc=1
@@ -806,7 +823,13 @@ hs_client() {
 		[ -n "$name" ] || continue
 		# HS_ONLY=REGEX (for development): only the matching cases.
 		[ -z "${HS_ONLY:-}" ] || [[ $name =~ $HS_ONLY ]] || continue
-		subtest "hostile-server-$name" hs_case "$name" "$sel" "$allowed" "$must" || rc=1
+		# RDMA_ERROR is also a drop-in item: the in-tree client retries
+		# such a reply as garbage before it fails the call.
+		tap="hostile-server-$name"
+		case $name in
+		err-vers | err-chunk) tap="$tap (dropin: RDMA_ERROR fails the call at once)" ;;
+		esac
+		subtest "$tap" hs_case "$name" "$sel" "$allowed" "$must" || rc=1
 	done <<<"$HS_CASES"
 	grep -E '^[[:space:]]*xprt:' /proc/self/mountstats | sed 's/^/mountstats: /'
 	echo 0 >"$HS_TRACE_EVENT/enable"
