@@ -821,7 +821,8 @@ hs_client() {
 	fi
 	while read -r name sel allowed must; do
 		[ -n "$name" ] || continue
-		# HS_ONLY=REGEX (for development): only the matching cases.
+		# HS_ONLY=REGEX: only the matching cases (development, and make
+		# check's ours/ours boot, which runs the RDMA_ERROR cases alone).
 		[ -z "${HS_ONLY:-}" ] || [[ $name =~ $HS_ONLY ]] || continue
 		# RDMA_ERROR is also a drop-in item: the in-tree client retries
 		# such a reply as garbage before it fails the call.
