@@ -12,8 +12,16 @@
 # the client's inline sizes at 8192, our server grants 16 credits and our
 # client sends 8 KiB inline; a slot table of 300 (beyond what our client
 # uses) still mounts and moves data.
+#
+# In two VMs each side loads the settings its own module has (the client's
+# sunrpc.rdma_*, the server's sunrpc.svc_rdma.*), so ours is checked
+# against the in-tree peer: our client must see the in-tree server's
+# max_requests=16 as a grant of 16 credits, our server must grant the
+# in-tree client 16, and 8 KiB inline must take effect across the two.
 
 TIMEOUT=600
+TRACEFS=/sys/kernel/tracing
+CREDITS_EVENT=$TRACEFS/events/xprtrdma/xprtrdma_credits
 
 # name low high default
 SETTINGS="
@@ -27,26 +35,39 @@ sunrpc.svc_rdma.max_req_size 4096 65536 4096
 sunrpc.svc_rdma.max_outbound_read_requests 1 255 16
 "
 
-# settings_file COLUMN: the settings with the value from column COLUMN
-# (2 low, 3 high, 4 default), as an admin's /etc/sysctl.d file.
-settings_file() {
-	echo "$SETTINGS" | awk -v c="$1" 'NF { print $1 " = " $c }
-		END { print "sunrpc.rdma_pad_optimize = 1" }'
+# role_settings ROLE: the SETTINGS lines of one role's module (client:
+# sunrpc.rdma_*, server: sunrpc.svc_rdma.*), or all of them (both).
+role_settings() {
+	case $1 in
+	client) echo "$SETTINGS" | grep '^sunrpc\.rdma_' ;;
+	server) echo "$SETTINGS" | grep '^sunrpc\.svc_rdma\.' ;;
+	*) echo "$SETTINGS" | grep . ;;
+	esac
 }
 
+# settings_file COLUMN ROLE: that role's settings with the value from
+# column COLUMN (2 low, 3 high, 4 default), as an admin's /etc/sysctl.d
+# file.
+settings_file() {
+	role_settings "$2" | awk -v c="$1" -v r="$2" '{ print $1 " = " $c }
+		END { if (r != "server") print "sunrpc.rdma_pad_optimize = 1" }'
+}
+
+# load_settings COLUMN [ROLE]
 load_settings() {
-	local col=$1 f=/tmp/rpcrdma-$1.conf name lo hi def want got rc=0
-	settings_file "$col" >"$f"
+	local col=$1 role=${2:-both} f=/tmp/rpcrdma-$1.conf name lo hi def want got rc=0
+	settings_file "$col" "$role" >"$f"
 	sysctl -q -p "$f" || fail "sysctl -p of the in-tree settings (column $col) failed" || return 1
 	while read -r name lo hi def; do
 		[ -n "$name" ] || continue
 		case $col in 2) want=$lo ;; 3) want=$hi ;; *) want=$def ;; esac
 		got=$(sysctl -n "$name") || { fail "$name is missing"; rc=1; continue; }
 		[ "$got" = "$want" ] || { fail "$name reads $got after writing $want"; rc=1; }
-	done <<<"$SETTINGS"
+	done < <(role_settings "$role")
 	return $rc
 }
 
+# out_of_range [ROLE]
 out_of_range() {
 	local name lo hi def v got rc=0
 	while read -r name lo hi def; do
@@ -59,45 +80,94 @@ out_of_range() {
 			got=$(sysctl -n "$name")
 			[ "$got" = "$def" ] || { fail "$name changed to $got on a refused write"; rc=1; }
 		done
-	done <<<"$SETTINGS"
+	done < <(role_settings "${1:-both}")
 	return $rc
 }
 
-# The settings reach new connections.
-takes_effect() {
-	local f rc=0 credits
-	sysctl -q -w sunrpc.svc_rdma.max_requests=16 sunrpc.svc_rdma.max_req_size=8192 \
-		sunrpc.rdma_max_inline_read=8192 sunrpc.rdma_max_inline_write=8192 \
-		sunrpc.rdma_slot_table_entries=300 || fail "cannot set the test values" || return 1
+# range_cases ROLE: the settings file at the three columns, then refusals.
+# In two VMs the TAP names carry the role.
+range_cases() {
+	local rc=0 sfx=
+	[ "$1" = both ] || sfx=-$1
+	subtest "sysctl-low$sfx" load_settings 2 "$1" || rc=1
+	subtest "sysctl-high$sfx" load_settings 3 "$1" || rc=1
+	subtest "sysctl-default$sfx" load_settings 4 "$1" || rc=1
+	subtest "sysctl-out-of-range$sfx" out_of_range "$1" || rc=1
+	return $rc
+}
+
+# The values takes_effect sets, per role.
+SERVER_EFFECT="sunrpc.svc_rdma.max_requests=16 sunrpc.svc_rdma.max_req_size=8192"
+CLIENT_EFFECT="sunrpc.rdma_max_inline_read=8192 sunrpc.rdma_max_inline_write=8192 sunrpc.rdma_slot_table_entries=300"
+
+# server_credits: our server grants max_requests=16 to the one connection.
+server_credits() {
+	local credits
+	[ "$SERVER_TRANSPORT" = ours ] || return 0
+	credits=$(cat /proc/sys/sunrpc/svcrdma/credits_in_use)
+	log "server credits in use with one connection: $credits"
+	[ "$credits" = 16 ] || fail "max_requests=16 granted $credits credits"
+}
+
+# client_mount_io: with the client's values set, mount and move 3 MB
+# both ways (a slot table of 300 must still work).  Our client's credit
+# tracepoint records the server's grant.
+client_mount_io() {
+	local rc=0
 	dmesg -C
+	if [ "$CLIENT_TRANSPORT" = ours ]; then
+		mountpoint -q $TRACEFS || mount -t tracefs nodev $TRACEFS ||
+			fail "cannot mount tracefs" || return 1
+		[ -e "$CREDITS_EVENT/enable" ] || fail "no xprtrdma_credits tracepoint" || return 1
+		: >$TRACEFS/trace
+		echo 1 >"$CREDITS_EVENT/enable"
+	fi
 	nfs_mount 3 || return 1
 	head -c 3000000 /dev/urandom >/tmp/effect.bin
 	cp /tmp/effect.bin "$MNT/effect.bin" || { fail "write failed"; rc=1; }
 	echo 3 >/proc/sys/vm/drop_caches
 	cmp -s /tmp/effect.bin "$MNT/effect.bin" || { fail "data came back wrong"; rc=1; }
-	if [ "$SERVER_TRANSPORT" = ours ]; then
-		credits=$(cat /proc/sys/sunrpc/svcrdma/credits_in_use)
-		log "server credits in use with one connection: $credits"
-		[ "$credits" = 16 ] || { fail "max_requests=16 granted $credits credits"; rc=1; }
-	fi
-	if [ "$CLIENT_TRANSPORT" = ours ]; then
-		f=$(dmesg | grep 'xprtrdma: connected to')
-		log "client: $f"
-		[[ $f == *"inline send 8192, recv 8192"* ]] ||
-			{ fail "inline sizes of 8192 did not take effect: $f"; rc=1; }
-	fi
+	return $rc
+}
+
+# client_effect: our client sent and received 8 KiB inline and followed
+# the server's grant of 16 credits (either server's max_requests=16).
+client_effect() {
+	local f grants rc=0
+	[ "$CLIENT_TRANSPORT" = ours ] || return 0
+	echo 0 >"$CREDITS_EVENT/enable"
+	f=$(dmesg | grep 'xprtrdma: connected to')
+	log "client: $f"
+	[[ $f == *"inline send 8192, recv 8192"* ]] ||
+		{ fail "inline sizes of 8192 did not take effect: $f"; rc=1; }
+	grants=$(grep -o 'granted=[0-9]*' $TRACEFS/trace | sort -u | tr '\n' ' ')
+	log "client: credit grants seen: $grants"
+	[ "$grants" = "granted=16 " ] ||
+		{ fail "the server's max_requests=16 reached the client as: ${grants:-no grant}"; rc=1; }
+	return $rc
+}
+
+client_unmount() {
 	rm -f "$MNT/effect.bin"
-	nfs_umount || rc=1
+	nfs_umount
+}
+
+# The settings reach new connections (one VM: both roles' values first).
+takes_effect() {
+	local rc=0
+	# shellcheck disable=SC2086
+	sysctl -q -w $SERVER_EFFECT $CLIENT_EFFECT || fail "cannot set the test values" || return 1
+	client_mount_io || rc=1
+	server_credits || rc=1
+	client_effect || rc=1
+	client_unmount || rc=1
 	return $rc
 }
 
 sysctl_cases() {
 	local rc=0
 	nfs_client_prepare || return 1
-	subtest sysctl-low load_settings 2 || rc=1
-	subtest sysctl-high load_settings 3 || rc=1
-	subtest sysctl-default load_settings 4 || rc=1
-	subtest sysctl-out-of-range out_of_range || rc=1
+	range_cases both || rc=1
 	subtest sysctl-takes-effect takes_effect || rc=1
 	load_settings 4 >/dev/null || rc=1
 	return $rc
@@ -107,10 +177,51 @@ test_single() {
 	local_nfs sysctl_cases
 }
 
+# Two VMs: the server's values are set before it serves, so the client's
+# connection is the new one they must reach; the server counts its
+# credits while the client holds the mount.
+server_effect() {
+	await client-mounted 600 || return 1
+	server_credits
+	local rc=$?
+	signal server-counted
+	return $rc
+}
+
 test_server() {
-	fail "dropin-sysctl runs in the 1vm topology"
+	local rc=0
+	load_transport server || { signal abort; return 1; }
+	range_cases server || rc=1
+	# shellcheck disable=SC2086
+	sysctl -q -w $SERVER_EFFECT || { fail "cannot set the test values"; signal abort; return 1; }
+	nfs_serve_prepared || { signal abort; return 1; }
+	signal server-ready
+	subtest sysctl-takes-effect-server server_effect || rc=1
+	await client-done 600 || rc=1
+	nfs_server_stop || rc=1
+	load_settings 4 server >/dev/null || rc=1
+	return $rc
+}
+
+client_takes_effect() {
+	local rc=0
+	# shellcheck disable=SC2086
+	sysctl -q -w $CLIENT_EFFECT || fail "cannot set the test values" || return 1
+	await server-ready 300 || return 1
+	client_mount_io || rc=1
+	signal client-mounted
+	await server-counted 600 || rc=1
+	client_effect || rc=1
+	client_unmount || rc=1
+	return $rc
 }
 
 test_client() {
-	fail "dropin-sysctl runs in the 1vm topology"
+	local rc=0
+	nfs_client_prepare || { signal client-done; return 1; }
+	range_cases client || rc=1
+	subtest sysctl-takes-effect-client client_takes_effect || rc=1
+	signal client-done
+	load_settings 4 client >/dev/null || rc=1
+	return $rc
 }
