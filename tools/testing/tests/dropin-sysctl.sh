@@ -16,8 +16,10 @@
 # In two VMs each side loads the settings its own module has (the client's
 # sunrpc.rdma_*, the server's sunrpc.svc_rdma.*), so ours is checked
 # against the in-tree peer: our client must see the in-tree server's
-# max_requests=16 as a grant of 16 credits, our server must grant the
-# in-tree client 16, and 8 KiB inline must take effect across the two.
+# max_requests=16 as a grant of 16 credits, and our server must grant the
+# in-tree client 16 and hear its 8 KiB inline sizes in the RFC 8797 private
+# data (our server's accept tracepoint).  A side with nothing of ours says
+# so in its log; its TAP line then only proves the mount and the data.
 
 TIMEOUT=600
 TRACEFS=/sys/kernel/tracing
@@ -99,30 +101,54 @@ range_cases() {
 # The values takes_effect sets, per role.
 SERVER_EFFECT="sunrpc.svc_rdma.max_requests=16 sunrpc.svc_rdma.max_req_size=8192"
 CLIENT_EFFECT="sunrpc.rdma_max_inline_read=8192 sunrpc.rdma_max_inline_write=8192 sunrpc.rdma_slot_table_entries=300"
+ACCEPT_EVENT=$TRACEFS/events/svcrdma/svcrdma_accept
 
-# server_credits: our server grants max_requests=16 to the one connection.
-server_credits() {
-	local credits
+# tracing_on EVENT: record EVENT (a tracefs events/ directory) from now on.
+tracing_on() {
+	mountpoint -q $TRACEFS || mount -t tracefs nodev $TRACEFS ||
+		fail "cannot mount tracefs" || return 1
+	[ -e "$1/enable" ] || fail "no ${1##*/} tracepoint" || return 1
+	echo 1 >"$1/enable"
+}
+
+# server_trace: our server records each connection it accepts (its own
+# sizes and credits, and what the client's private data offered).
+server_trace() {
 	[ "$SERVER_TRANSPORT" = ours ] || return 0
+	tracing_on "$ACCEPT_EVENT"
+}
+
+# server_effect_check: our server grants max_requests=16, receives 8 KiB
+# (max_req_size), and heard 8 KiB inline both ways from the client, ours
+# or the in-tree, on every connection it accepted.
+server_effect_check() {
+	local credits accepts rc=0
+	[ "$SERVER_TRANSPORT" = ours ] || { log "server: in-tree, nothing of ours to check"; return 0; }
+	echo 0 >"$ACCEPT_EVENT/enable"
 	credits=$(cat /proc/sys/sunrpc/svcrdma/credits_in_use)
 	log "server credits in use with one connection: $credits"
-	[ "$credits" = 16 ] || fail "max_requests=16 granted $credits credits"
+	[ "$credits" = 16 ] || { fail "max_requests=16 granted $credits credits"; rc=1; }
+	accepts=$(grep 'svcrdma_accept:' $TRACEFS/trace)
+	log "server accepted: $accepts"
+	[ -n "$accepts" ] || { fail "no connection was accepted"; return 1; }
+	if grep -v 'credits=16 recv_size=8192 .*peer_send=8192 peer_recv=8192 ' <<<"$accepts" | grep -q .; then
+		fail "a connection did not take max_requests=16, max_req_size=8192 and the client's 8 KiB inline"
+		rc=1
+	fi
+	return $rc
 }
 
 # client_mount_io: with the client's values set, mount and move 3 MB
 # both ways (a slot table of 300 must still work).  Our client's credit
-# tracepoint records the server's grant.
+# tracepoint records the server's grant.  Returns 2 if nothing is mounted.
 client_mount_io() {
 	local rc=0
 	dmesg -C
 	if [ "$CLIENT_TRANSPORT" = ours ]; then
-		mountpoint -q $TRACEFS || mount -t tracefs nodev $TRACEFS ||
-			fail "cannot mount tracefs" || return 1
-		[ -e "$CREDITS_EVENT/enable" ] || fail "no xprtrdma_credits tracepoint" || return 1
-		: >$TRACEFS/trace
-		echo 1 >"$CREDITS_EVENT/enable"
+		tracing_on "$CREDITS_EVENT" || return 2
 	fi
-	nfs_mount 3 || return 1
+	! mountpoint -q $TRACEFS || : >$TRACEFS/trace
+	nfs_mount 3 || return 2
 	head -c 3000000 /dev/urandom >/tmp/effect.bin
 	cp /tmp/effect.bin "$MNT/effect.bin" || { fail "write failed"; rc=1; }
 	echo 3 >/proc/sys/vm/drop_caches
@@ -134,7 +160,7 @@ client_mount_io() {
 # the server's grant of 16 credits (either server's max_requests=16).
 client_effect() {
 	local f grants rc=0
-	[ "$CLIENT_TRANSPORT" = ours ] || return 0
+	[ "$CLIENT_TRANSPORT" = ours ] || { log "client: in-tree, nothing of ours to check"; return 0; }
 	echo 0 >"$CREDITS_EVENT/enable"
 	f=$(dmesg | grep 'xprtrdma: connected to')
 	log "client: $f"
@@ -154,11 +180,15 @@ client_unmount() {
 
 # The settings reach new connections (one VM: both roles' values first).
 takes_effect() {
-	local rc=0
+	local rc=0 io
 	# shellcheck disable=SC2086
 	sysctl -q -w $SERVER_EFFECT $CLIENT_EFFECT || fail "cannot set the test values" || return 1
-	client_mount_io || rc=1
-	server_credits || rc=1
+	server_trace || return 1
+	client_mount_io
+	io=$?
+	[ $io = 2 ] && return 1
+	[ $io = 0 ] || rc=1
+	server_effect_check || rc=1
 	client_effect || rc=1
 	client_unmount || rc=1
 	return $rc
@@ -169,7 +199,7 @@ sysctl_cases() {
 	nfs_client_prepare || return 1
 	range_cases both || rc=1
 	subtest sysctl-takes-effect takes_effect || rc=1
-	load_settings 4 >/dev/null || rc=1
+	load_settings 4 || rc=1
 	return $rc
 }
 
@@ -179,11 +209,18 @@ test_single() {
 
 # Two VMs: the server's values are set before it serves, so the client's
 # connection is the new one they must reach; the server counts its
-# credits while the client holds the mount.
+# credits while the client holds the mount.  Every client exit signals
+# client-mounted (mounted or not), so the server never waits out its
+# timeout for a client that gave up.
 server_effect() {
-	await client-mounted 600 || return 1
-	server_credits
-	local rc=$?
+	local rc=0
+	await client-mounted 600 || rc=1
+	if signalled mount-failed; then
+		log "server: the client could not mount; nothing to count"
+		rc=1
+	elif [ $rc = 0 ]; then
+		server_effect_check || rc=1
+	fi
 	signal server-counted
 	return $rc
 }
@@ -194,21 +231,33 @@ test_server() {
 	range_cases server || rc=1
 	# shellcheck disable=SC2086
 	sysctl -q -w $SERVER_EFFECT || { fail "cannot set the test values"; signal abort; return 1; }
+	server_trace || { signal abort; return 1; }
+	! mountpoint -q $TRACEFS || : >$TRACEFS/trace
 	nfs_serve_prepared || { signal abort; return 1; }
 	signal server-ready
 	subtest sysctl-takes-effect-server server_effect || rc=1
 	await client-done 600 || rc=1
 	nfs_server_stop || rc=1
-	load_settings 4 server >/dev/null || rc=1
+	load_settings 4 server || rc=1
 	return $rc
 }
 
+# client_gave_up: tell the server there is no mount to count.
+client_gave_up() {
+	signal mount-failed
+	signal client-mounted
+	return 1
+}
+
 client_takes_effect() {
-	local rc=0
+	local rc=0 io
 	# shellcheck disable=SC2086
-	sysctl -q -w $CLIENT_EFFECT || fail "cannot set the test values" || return 1
-	await server-ready 300 || return 1
-	client_mount_io || rc=1
+	sysctl -q -w $CLIENT_EFFECT || { fail "cannot set the test values"; client_gave_up; return 1; }
+	await server-ready 300 || { client_gave_up; return 1; }
+	client_mount_io
+	io=$?
+	[ $io = 2 ] && { client_gave_up; return 1; }
+	[ $io = 0 ] || rc=1
 	signal client-mounted
 	await server-counted 600 || rc=1
 	client_effect || rc=1
@@ -218,10 +267,10 @@ client_takes_effect() {
 
 test_client() {
 	local rc=0
-	nfs_client_prepare || { signal client-done; return 1; }
+	nfs_client_prepare || { client_gave_up; signal client-done; return 1; }
 	range_cases client || rc=1
 	subtest sysctl-takes-effect-client client_takes_effect || rc=1
 	signal client-done
-	load_settings 4 client >/dev/null || rc=1
+	load_settings 4 client || rc=1
 	return $rc
 }
