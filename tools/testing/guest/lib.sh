@@ -27,6 +27,29 @@ fail() {
 	return 1
 }
 
+# The tracing filesystem: tests read our modules' tracepoints there.
+TRACEFS=/sys/kernel/tracing
+
+# tracefs_mount: mount tracefs at $TRACEFS unless it is mounted already.
+tracefs_mount() {
+	mountpoint -q $TRACEFS || mount -t tracefs nodev $TRACEFS ||
+		fail "cannot mount tracefs"
+}
+
+# trace_event_on EVENT: record EVENT ("system/event", or "system" for all
+# of a system's events) from now on, mounting tracefs first if need be.
+# Fails, saying so, where the loaded modules have no such tracepoint.
+trace_event_on() {
+	tracefs_mount || return 1
+	[ -e "$TRACEFS/events/$1/enable" ] || fail "no ${1##*/} tracepoint" || return 1
+	echo 1 >"$TRACEFS/events/$1/enable"
+}
+
+# trace_event_off EVENT: stop recording EVENT.
+trace_event_off() {
+	echo 0 >"$TRACEFS/events/$1/enable"
+}
+
 # exit_guest RC [why]: record this VM's verdict for the host and power off.
 # We are PID 1: returning would panic the kernel.
 exit_guest() {

@@ -24,8 +24,7 @@ EXPORT_FS=ext4
 # guide_prepare ROLE
 guide_prepare() {
 	rdma_dev_del || return 1
-	mountpoint -q /sys/kernel/tracing ||
-		mount -t tracefs tracefs /sys/kernel/tracing || return 1
+	tracefs_mount || return 1
 	[ "$1" = server ] || { pgrep -x rpcbind >/dev/null || rpcbind; return 0; }
 	modprobe nfsd || return 1
 	mount -t nfsd nfsd /proc/fs/nfsd || return 1

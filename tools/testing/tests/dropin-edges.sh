@@ -36,17 +36,16 @@
 . "$(dirname "${BASH_SOURCE[0]}")/hostile.inc"
 
 TIMEOUT=900
-TRACEFS=/sys/kernel/tracing
 EDGE_CREDITS=8
 MAX_REQUESTS=/proc/sys/sunrpc/svc_rdma/max_requests
 EDGE_COUNTERS="wc_errors bad_input_closes stall_closes"
 
 trace_on() {
-	mountpoint -q "$TRACEFS" || mount -t tracefs nodev "$TRACEFS" || return 1
+	tracefs_mount || return 1
 	echo 4096 >"$TRACEFS/buffer_size_kb" || return 1
 	: >"$TRACEFS/trace"
-	echo 1 >"$TRACEFS/events/svcrdma/svcrdma_accept/enable" &&
-		echo 1 >"$TRACEFS/events/svcrdma/svcrdma_reply/enable"
+	trace_event_on svcrdma/svcrdma_accept &&
+		trace_event_on svcrdma/svcrdma_reply
 }
 
 # swi_where_welcome: per connection (peer address and port), what its
@@ -55,7 +54,7 @@ trace_on() {
 # mount's reads), and none that did not may have had any.
 swi_where_welcome() {
 	local rc=0
-	echo 0 >"$TRACEFS/events/svcrdma/enable"
+	trace_event_off svcrdma
 	cat "$TRACEFS/trace" >/results/svcrdma-trace.txt
 	awk '
 	/svcrdma_accept:/ {

@@ -31,7 +31,6 @@ MR_DIR_ENTRIES=500
 # rsize=8192 keeps each READDIR reply to 8 KiB: more calls, each with a
 # Reply chunk (the inline limit is 4 KiB).
 MR_MOUNT_OPTS=rsize=8192
-TRACEFS=/sys/kernel/tracing
 F_CONNECTS=3
 F_MRS_ALLOCATED=24
 
@@ -48,7 +47,7 @@ server_prepare() {
 }
 
 mrs_pool_grows() {
-	local ev=$TRACEFS/events/xprtrdma/xprtrdma_send_deferred rc=0
+	local ev=xprtrdma/xprtrdma_send_deferred rc=0
 	local slots d r n pids deferred connects allocated
 	slots=$(sysctl -n sunrpc.rdma_slot_table_entries)
 	sysctl -qw sunrpc.rdma_slot_table_entries=$MR_SLOTS ||
@@ -65,11 +64,8 @@ mrs_pool_grows() {
 		nfs_umount
 		return 1
 	}
-	mountpoint -q $TRACEFS || mount -t tracefs nodev $TRACEFS ||
-		{ fail "cannot mount tracefs"; nfs_umount; return 1; }
-	[ -e "$ev/enable" ] || { fail "no xprtrdma_send_deferred tracepoint"; nfs_umount; return 1; }
+	trace_event_on $ev || { nfs_umount; return 1; }
 	: >$TRACEFS/trace
-	echo 1 >"$ev/enable"
 	for ((r = 0; r < MR_ROUNDS; r++)); do
 		echo 3 >/proc/sys/vm/drop_caches
 		pids=()
@@ -85,7 +81,7 @@ mrs_pool_grows() {
 				{ fail "round $r: dir-$d listed $n entries, not $MR_DIR_ENTRIES"; rc=1; }
 		done
 	done
-	echo 0 >"$ev/enable"
+	trace_event_off $ev
 	deferred=$(grep -c 'xprtrdma_send_deferred:.*MR pool' $TRACEFS/trace)
 	connects=$(xprt_field $F_CONNECTS)
 	allocated=$(xprt_field $F_MRS_ALLOCATED)

@@ -22,8 +22,7 @@
 # so in its log; its TAP line then only proves the mount and the data.
 
 TIMEOUT=600
-TRACEFS=/sys/kernel/tracing
-CREDITS_EVENT=$TRACEFS/events/xprtrdma/xprtrdma_credits
+CREDITS_EVENT=xprtrdma/xprtrdma_credits
 
 # name low high default
 SETTINGS="
@@ -101,21 +100,13 @@ range_cases() {
 # The values takes_effect sets, per role.
 SERVER_EFFECT="sunrpc.svc_rdma.max_requests=16 sunrpc.svc_rdma.max_req_size=8192"
 CLIENT_EFFECT="sunrpc.rdma_max_inline_read=8192 sunrpc.rdma_max_inline_write=8192 sunrpc.rdma_slot_table_entries=300"
-ACCEPT_EVENT=$TRACEFS/events/svcrdma/svcrdma_accept
-
-# tracing_on EVENT: record EVENT (a tracefs events/ directory) from now on.
-tracing_on() {
-	mountpoint -q $TRACEFS || mount -t tracefs nodev $TRACEFS ||
-		fail "cannot mount tracefs" || return 1
-	[ -e "$1/enable" ] || fail "no ${1##*/} tracepoint" || return 1
-	echo 1 >"$1/enable"
-}
+ACCEPT_EVENT=svcrdma/svcrdma_accept
 
 # server_trace: our server records each connection it accepts (its own
 # sizes and credits, and what the client's private data offered).
 server_trace() {
 	[ "$SERVER_TRANSPORT" = ours ] || return 0
-	tracing_on "$ACCEPT_EVENT"
+	trace_event_on $ACCEPT_EVENT
 }
 
 # server_effect_check: our server grants max_requests=16, receives 8 KiB
@@ -124,7 +115,7 @@ server_trace() {
 server_effect_check() {
 	local credits accepts rc=0
 	[ "$SERVER_TRANSPORT" = ours ] || { log "server: in-tree, nothing of ours to check"; return 0; }
-	echo 0 >"$ACCEPT_EVENT/enable"
+	trace_event_off $ACCEPT_EVENT
 	credits=$(cat /proc/sys/sunrpc/svcrdma/credits_in_use)
 	log "server credits in use with one connection: $credits"
 	[ "$credits" = 16 ] || { fail "max_requests=16 granted $credits credits"; rc=1; }
@@ -145,7 +136,7 @@ client_mount_io() {
 	local rc=0
 	dmesg -C
 	if [ "$CLIENT_TRANSPORT" = ours ]; then
-		tracing_on "$CREDITS_EVENT" || return 2
+		trace_event_on $CREDITS_EVENT || return 2
 	fi
 	! mountpoint -q $TRACEFS || : >$TRACEFS/trace
 	nfs_mount 3 || return 2
@@ -161,7 +152,7 @@ client_mount_io() {
 client_effect() {
 	local f grants rc=0
 	[ "$CLIENT_TRANSPORT" = ours ] || { log "client: in-tree, nothing of ours to check"; return 0; }
-	echo 0 >"$CREDITS_EVENT/enable"
+	trace_event_off $CREDITS_EVENT
 	f=$(dmesg | grep 'xprtrdma: connected to')
 	log "client: $f"
 	[[ $f == *"inline send 8192, recv 8192"* ]] ||

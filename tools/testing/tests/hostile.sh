@@ -23,7 +23,6 @@ IDLE_SECONDS=120
 # shellcheck source=tools/testing/tests/hostile.inc
 . "$(dirname "${BASH_SOURCE[0]}")/hostile.inc"
 IDLE=/tmp/svcrdma.idle
-TRACEFS=/sys/kernel/tracing
 
 # HOSTILE_STEP=0 (a tests.conf word) runs the cases back to back and
 # checks the gauges only after them all: make check's line on the debug
@@ -104,17 +103,17 @@ hostile_run() {
 }
 
 trace_on() {
-	mountpoint -q "$TRACEFS" || mount -t tracefs nodev "$TRACEFS" || return 1
+	tracefs_mount || return 1
 	echo 4096 >"$TRACEFS/buffer_size_kb" || return 1
 	: >"$TRACEFS/trace"
-	echo 1 >"$TRACEFS/events/svcrdma/enable"
+	trace_event_on svcrdma
 }
 
 # Each event the attack must have produced, with the client's address
 # copied in; the whole trace is kept with the results.
 trace_check() {
 	local pat rc=0 peer="peer=${CLIENT_ADDR//./\\.}:[0-9]"
-	echo 0 >"$TRACEFS/events/svcrdma/enable"
+	trace_event_off svcrdma
 	cat "$TRACEFS/trace" >/results/svcrdma-trace.txt
 	for pat in "svcrdma_accept: $peer.* credits=" \
 		"svcrdma_err_sent: $peer.* ERR_VERS" \

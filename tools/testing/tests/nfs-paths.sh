@@ -24,7 +24,6 @@ F_WRITE_CHUNKS=12
 F_REPLY_CHUNKS=13
 F_NOMSG_CALLS=21
 
-TRACEFS=/sys/kernel/tracing
 TRACE_OUT=/tmp/paths.trace
 ACL_ENTRIES=300
 
@@ -53,14 +52,11 @@ rises() {
 # trace_calls CMD...: run CMD with the xprtrdma_marshal event on; the
 # events land in $TRACE_OUT, one line per call sent.
 trace_calls() {
-	local ev=$TRACEFS/events/xprtrdma/xprtrdma_marshal rc=0
-	mountpoint -q $TRACEFS || mount -t tracefs nodev $TRACEFS ||
-		{ fail "cannot mount tracefs"; return 1; }
-	[ -e "$ev/enable" ] || { fail "no xprtrdma_marshal tracepoint"; return 1; }
+	local ev=xprtrdma/xprtrdma_marshal rc=0
+	trace_event_on $ev || return 1
 	: >$TRACEFS/trace
-	echo 1 >"$ev/enable"
 	"$@" || rc=1
-	echo 0 >"$ev/enable"
+	trace_event_off $ev
 	grep 'xprtrdma_marshal:' $TRACEFS/trace >$TRACE_OUT
 	log "traced $(wc -l <$TRACE_OUT) calls, e.g.: $(head -n 1 $TRACE_OUT)"
 	return $rc

@@ -128,8 +128,7 @@ HS_SILENT_MNT=/mnt/nfs-silent
 HS_SILENT_VERS=3
 [ "$HS_MNT_VERS" = 3 ] && HS_SILENT_VERS=4.0
 HS_HONEST_MNT=/mnt/nfs-honest
-TRACEFS=/sys/kernel/tracing
-HS_TRACE_EVENT=$TRACEFS/events/xprtrdma/xprtrdma_connect_scheduled
+HS_TRACE_EVENT=xprtrdma/xprtrdma_connect_scheduled
 # Small enough for a userspace proxy under TCG, still past 1 MiB.
 FILE_SIZES="0 1 4095 4096 1048577 4194304"
 LISTING_ENTRIES=1000
@@ -808,12 +807,8 @@ hs_client() {
 		subtest "hostile-server-proxy-nfs$HS_MNT_VERS" hs_proxy_io "$HS_MNT_VERS" || rc=1
 	fi
 	# Our client's reconnects, for the flap case's backoff check.
-	mountpoint -q $TRACEFS || mount -t tracefs nodev $TRACEFS ||
-		{ fail "cannot mount tracefs"; return 1; }
-	[ -e "$HS_TRACE_EVENT/enable" ] ||
-		{ fail "no xprtrdma_connect_scheduled tracepoint"; return 1; }
+	trace_event_on $HS_TRACE_EVENT || return 1
 	: >$TRACEFS/trace
-	echo 1 >"$HS_TRACE_EVENT/enable"
 	nfs_mount "$HS_MNT_VERS" || return 1
 	if ! hs_honest_start; then
 		timeout 120 umount "$MNT"
@@ -833,7 +828,7 @@ hs_client() {
 		subtest "$tap" hs_case "$name" "$sel" "$allowed" "$must" || rc=1
 	done <<<"$HS_CASES"
 	grep -E '^[[:space:]]*xprt:' /proc/self/mountstats | sed 's/^/mountstats: /'
-	echo 0 >"$HS_TRACE_EVENT/enable"
+	trace_event_off $HS_TRACE_EVENT
 	hs_honest_stop || rc=1
 	timeout 120 umount "$MNT" || { fail "umount failed"; rc=1; }
 	return $rc

@@ -11,7 +11,6 @@
 TIMEOUT=900
 RECONNECT_VERSIONS=${RECONNECT_VERSIONS:-"3 4.1"}
 BACKOFF_RESTARTS=3
-TRACEFS=/sys/kernel/tracing
 
 # await_either A B SECONDS: until the peer signals A or B.
 await_either() {
@@ -55,15 +54,11 @@ reconnect_one() {
 # Our client traces every connection attempt it queues with its delay.
 # NFSv3, so that no grace period stretches the restarts.
 backoff_check() {
-	local ev=$TRACEFS/events/xprtrdma/xprtrdma_connect_scheduled
+	local ev=xprtrdma/xprtrdma_connect_scheduled
 	local out=/tmp/backoff.trace i pid rc=0
-	mountpoint -q $TRACEFS || mount -t tracefs nodev $TRACEFS ||
-		{ fail "cannot mount tracefs"; return 1; }
-	[ -e "$ev/enable" ] ||
-		{ fail "no xprtrdma_connect_scheduled tracepoint"; return 1; }
+	trace_event_on $ev || return 1
 	nfs_mount 3 || return 1
 	: >$TRACEFS/trace
-	echo 1 >"$ev/enable"
 	for ((i = 1; i <= BACKOFF_RESTARTS; i++)); do
 		# Replies on this connection before the server goes away.
 		head -c 1048576 /dev/urandom >"$MNT/backoff" && sync ||
@@ -87,7 +82,7 @@ backoff_check() {
 		wait $pid || { fail "write across restart $i failed"; rc=1; }
 		[ $rc = 0 ] || break
 	done
-	echo 0 >"$ev/enable"
+	trace_event_off $ev
 	grep -E 'tracing_mark_write: backoff-restart-|xprtrdma_connect_scheduled:' \
 		$TRACEFS/trace >$out
 	sed 's/^/trace: /' $out | tail -n 20
