@@ -122,6 +122,8 @@ HS_MNT_VERS=${HS_MNT_VERS:-4.2}
 HS_CTL=/results
 HS_RDMA_ALT_PORT=20050
 HS_DIR_ENTRIES=300
+# The k cases' second mount of the export (hs_client).
+HS_KMNT=/mnt/nfs-k
 HS_READ_SIZE=131072
 HS_READERS=8
 HS_SILENT_MNT=/mnt/nfs-silent
@@ -354,7 +356,7 @@ hs_starve() {
 	python3 -c 'import os, sys
 fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
 open(sys.argv[2]).read()
-os.listdir(fd)' "$MNT/dir-$name" /tmp/hs.go &
+os.listdir(fd)' "$HS_KMNT/dir-$name" /tmp/hs.go &
 	ls=$!
 	hs_stall "$name" || return 1
 	loop=$HS_LOOP
@@ -810,7 +812,21 @@ hs_client() {
 	trace_event_on $HS_TRACE_EVENT || return 1
 	: >$TRACEFS/trace
 	nfs_mount "$HS_MNT_VERS" || return 1
+	# The k cases list, on cue, a directory they opened before the
+	# stall.  On the debug kernel the stall outlasts the directory
+	# attribute cache (acdirmax, 60 s by default), and the listing then
+	# starts with an inline GETATTR instead of the READDIR whose Reply
+	# chunk the kill must fence.  So they list through a second mount of
+	# the same export that keeps directory attributes for an hour:
+	# nosharecache keeps its superblock apart, while the NFS client, and
+	# with it the transport the stall starves, stays the one $MNT uses.
+	mkdir -p "$HS_KMNT"
+	if ! MNT=$HS_KMNT nfs_mount "$HS_MNT_VERS" nosharecache,acdirmin=3600,acdirmax=3600; then
+		timeout 120 umount "$MNT"
+		return 1
+	fi
 	if ! hs_honest_start; then
+		timeout 120 umount "$HS_KMNT"
 		timeout 120 umount "$MNT"
 		return 1
 	fi
@@ -830,6 +846,7 @@ hs_client() {
 	grep -E '^[[:space:]]*xprt:' /proc/self/mountstats | sed 's/^/mountstats: /'
 	trace_event_off $HS_TRACE_EVENT
 	hs_honest_stop || rc=1
+	timeout 120 umount "$HS_KMNT" || { fail "umount of $HS_KMNT failed"; rc=1; }
 	timeout 120 umount "$MNT" || { fail "umount failed"; rc=1; }
 	return $rc
 }
