@@ -429,7 +429,8 @@ hs_starve_inline() {
 
 # hs_readers NAME: the e selector.  HS_READERS loops of O_DIRECT reads,
 # each of its own file, each read compared, run around the cued syscall
-# until the proxy has sent its last early reply (hs.done.NAME) or 60 s.
+# until the proxy says its early replies are over (hs.done.NAME: the last
+# sent, or their connection closed) or 60 s.
 # Returns the cued syscall's status, its times in /tmp/hs.t0 and
 # /tmp/hs.t1; the readers' own verdict goes to /tmp/hs.readers ("ok" or
 # what went wrong), judged by hs_case apart from the outcome.
@@ -468,7 +469,8 @@ hs_readers() {
 	rounds=$(cat /tmp/hs.rounds.* 2>/dev/null | wc -l)
 	failed=$(cat /tmp/hs.bgerr 2>/dev/null | wc -l)
 	log "$name: $rounds reads completed after the case fired, $bad returned wrong bytes, $failed failed;" \
-		"early replies $([ -e "$HS_CTL/hs.done.$name" ] && echo all sent || echo "not all sent")"
+		"early replies $([ -e "$HS_CTL/hs.done.$name" ] && echo over || echo "not over")"
+	[ "$failed" = 0 ] || head -n 3 /tmp/hs.bgerr | sed 's/^/  reader: /'
 	if [ "$bad" != 0 ]; then
 		echo "$bad background reads returned wrong bytes" >/tmp/hs.readers
 	elif [ "$rounds" = 0 ]; then
@@ -492,7 +494,7 @@ hs_stale_fill() {
 # The honest mount: NFSv4.1 (4.2 if the cases run on 4.1: a mount of the
 # same minor version would be merged into theirs) straight to knfsd's own
 # RDMA listener, a transport of its own beside the proxy's, carrying a
-# 256 KiB O_DIRECT write, read-back and compare every second while the
+# 256 KiB O_DIRECT write, read-back and compare every half second while the
 # cases run.  /tmp/hs.honest.n counts the verified rounds (replaced whole,
 # never rewritten in place); /tmp/hs.honest.fail says what went wrong,
 # and ends the loop.
@@ -512,7 +514,8 @@ hs_honest_loop() {
 		fi
 		n=$((n + 1))
 		echo "$n" >/tmp/hs.honest.n.new && mv /tmp/hs.honest.n.new /tmp/hs.honest.n
-		sleep 1
+		# Every case waits for the next round (hs_honest_moved).
+		sleep 0.5
 	done
 }
 
