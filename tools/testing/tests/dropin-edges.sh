@@ -40,14 +40,6 @@ EDGE_CREDITS=8
 MAX_REQUESTS=/proc/sys/sunrpc/svc_rdma/max_requests
 EDGE_COUNTERS="wc_errors bad_input_closes stall_closes"
 
-trace_on() {
-	tracefs_mount || return 1
-	echo 4096 >"$TRACEFS/buffer_size_kb" || return 1
-	: >"$TRACEFS/trace"
-	trace_event_on svcrdma/svcrdma_accept &&
-		trace_event_on svcrdma/svcrdma_reply
-}
-
 # swi_where_welcome: per connection (peer address and port), what its
 # accept said of Send With Invalidate and how many replies used it.  At
 # least one connection that welcomed it must have had some (the honest
@@ -111,7 +103,7 @@ test_server() {
 	local rc=0 credits
 	nfs_server_start || { signal abort; return 1; }
 	if svc_stats_on; then
-		trace_on || { fail "cannot trace svcrdma"; rc=1; }
+		svcrdma_trace_on svcrdma/svcrdma_accept svcrdma/svcrdma_reply || { fail "cannot trace svcrdma"; rc=1; }
 	fi
 	# Before the client connects: the sysctl applies to new connections.
 	if ! credits=$(cat "$MAX_REQUESTS") ||

@@ -102,13 +102,6 @@ hostile_run() {
 	return $rc
 }
 
-trace_on() {
-	tracefs_mount || return 1
-	echo 4096 >"$TRACEFS/buffer_size_kb" || return 1
-	: >"$TRACEFS/trace"
-	trace_event_on svcrdma
-}
-
 # Each event the attack must have produced, with the client's address
 # copied in; the whole trace is kept with the results.
 trace_check() {
@@ -348,7 +341,7 @@ test_server() {
 	local rc=0
 	svc_serve_counted "$IDLE" || return 1
 	if svc_stats_on; then
-		trace_on || { fail "cannot enable the svcrdma tracepoints"; rc=1; }
+		svcrdma_trace_on svcrdma || { fail "cannot enable the svcrdma tracepoints"; rc=1; }
 	fi
 	signal server-ready
 	# Every gauge with only the honest mount, idle: what each case must
