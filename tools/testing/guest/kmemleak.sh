@@ -3,9 +3,10 @@
 #
 # kmemleak.sh record|check: the debug kernel's leak check, run in the guest.
 #
-# record: note where our modules sit in memory, from /proc/modules.  A leak
-# is usually found after its module is gone, and kmemleak then prints the
-# module's frames as bare addresses: these records name them.  stage2 runs
+# record [MODULE...]: note where our modules (or those named) sit in
+# memory, from /proc/modules.  A leak is usually found after its module is
+# gone, and kmemleak then prints the module's frames as bare addresses:
+# these records name them.  stage2 runs
 # it from a modprobe install hook after every load of one of our modules
 # (the test bodies, and the kernel, load and unload them at will), and
 # before it unloads them.
@@ -27,32 +28,51 @@ TESTS_BEGUN=/run/nfsrdma/tests-begun
 KMEMLEAK=/sys/kernel/debug/kmemleak
 
 record() {
-	local m name size refs deps state addr taint
+	local m name size refs deps state addr taint mods
 	mkdir -p "${RANGES%/*}"
-	for m in $OURS; do
+	mods=${*:-$OURS}
+	for m in $mods; do
 		# Out-of-tree modules end their line with a taint field, "(O)".
 		# shellcheck disable=SC2034
 		while read -r name size refs deps state addr taint; do
 			[ "$name" = "$m" ] || continue
-			grep -qx "$name $addr $size" "$RANGES" 2>/dev/null ||
-				echo "$name $addr $size" >>"$RANGES"
+			range_add "$name $addr $size"
 		done </proc/modules
 		init_range "$m"
 	done
 }
 
+# range_add LINE: add a record once.  In bash alone, as is all of record
+# that can be: it runs on every load of a module of ours, and on the debug
+# kernel each program it starts costs about a second.
+range_add() {
+	local l
+	if [ -e "$RANGES" ]; then
+		while IFS= read -r l; do
+			[ "$l" = "$1" ] && return 0
+		done <"$RANGES"
+	fi
+	echo "$1" >>"$RANGES"
+}
+
 # init_range MODULE: record the module's init text too.  It is freed once
 # the module is loaded, so an allocation made from module_init shows as a
 # bare address outside the core range; /proc/modules does not list it,
-# but sysfs keeps its address and the .ko its size.
+# but sysfs keeps its address and the .ko its size (read once per .ko:
+# the cache holds the file's name and is newer than the file).
 init_range() {
-	local addr ko size line
-	addr=$(cat "/sys/module/$1/sections/.init.text" 2>/dev/null) || return 0
+	local addr ko size cache=${RANGES%/*}/init-size.$1 cko
+	read -r addr 2>/dev/null <"/sys/module/$1/sections/.init.text" || return 0
 	ko=$(modinfo -n "$1" 2>/dev/null) || return 0
-	size=$(objdump -h "$ko" 2>/dev/null | awk '$2 == ".init.text" { print "0x" $3 }')
+	size=
+	if [ "$cache" -nt "$ko" ] && read -r cko size <"$cache" && [ "$cko" = "$ko" ]; then
+		:
+	else
+		size=$(objdump -h "$ko" 2>/dev/null | awk '$2 == ".init.text" { print "0x" $3 }')
+		echo "$ko $size" >"$cache"
+	fi
 	[ -n "$size" ] || return 0
-	line="$1 $addr $((size))"
-	grep -qx "$line" "$RANGES" 2>/dev/null || echo "$line" >>"$RANGES"
+	range_add "$1 $addr $((size))"
 }
 
 # owner SYMBOL: the module of ours a backtrace frame lies in, if any: named
@@ -94,7 +114,7 @@ check() {
 	[ -e "$KMEMLEAK" ] || { echo "kmemleak: $KMEMLEAK missing"; return 1; }
 	for m in $OURS; do
 		[ -d "/sys/module/$m" ] || continue
-		record
+		record "$m"
 		rmmod "$m" || { echo "kmemleak: cannot unload $m"; return 1; }
 	done
 	sleep 5
@@ -138,7 +158,7 @@ blame() {
 }
 
 case "${1:-}" in
-record) record ;;
+record) shift; record "$@" ;;
 check) check "${2:?role}" ;;
-*) echo "usage: kmemleak.sh record | check ROLE" >&2; exit 2 ;;
+*) echo "usage: kmemleak.sh record [MODULE...] | check ROLE" >&2; exit 2 ;;
 esac

@@ -319,7 +319,7 @@ debug_prepare() {
 	local m
 	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug || return 1
 	for m in xprtrdma svcrdma nfsrdma_wire; do
-		echo "install $m /sbin/modprobe --ignore-install $m \$CMDLINE_OPTS && /bin/bash $REPO/tools/testing/guest/kmemleak.sh record"
+		echo "install $m /sbin/modprobe --ignore-install $m \$CMDLINE_OPTS && /bin/bash $REPO/tools/testing/guest/kmemleak.sh record $m"
 	done >/etc/modprobe.d/nfsrdma-kmemleak.conf
 }
 
@@ -417,9 +417,8 @@ nfs_server_stop() {
 		cp /run/nfsrdma-nfs.conf /etc/nfs.conf && rm /run/nfsrdma-nfs.conf
 	fi
 	exportfs -ua
-	pkill rpc.mountd
-	pkill rpc.statd
-	pkill rpcbind
+	# One pkill: each reads all of /proc, seconds on the debug kernel.
+	pkill -x 'rpc\.mountd|rpc\.statd|rpcbind'
 	umount "$EXPORT_DIR" || return 1
 	umount /proc/fs/nfsd || return 1
 }
