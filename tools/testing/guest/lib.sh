@@ -537,8 +537,10 @@ make_files() {
 }
 
 # file_suite VERS: write the files, drop every cache, read back, compare.
+# FILES_DIR: where the sources are kept (a test that sets its own
+# FILE_SIZES in a shared boot keeps them apart from the others').
 file_suite() {
-	local v=$1 src=/tmp/files dst t0 t1
+	local v=$1 src=${FILES_DIR:-/tmp/files} dst t0 t1
 	make_files "$src" || return 1
 	nfs_mount "$v" || return 1
 	dst=$MNT/v$v

@@ -121,8 +121,13 @@ krb5_kdc() {
 # state the test stopped in.
 krb5_cleanup() {
 	local f i
-	for f in /tmp/gssd.log /tmp/svcgssd.log /tmp/idmapd.log; do
-		[ -s "$f" ] && log "last lines of $f:" && tail -n 15 "$f"
+	# The whole logs go to the results: a failed first mount shows in
+	# gssd's log well before its last lines.
+	for f in /tmp/gssd.log /tmp/svcgssd.log /tmp/idmapd.log /tmp/kinit.log; do
+		[ -s "$f" ] || continue
+		log "last lines of $f (all of it in /results/$role-${f##*/}):"
+		tail -n 15 "$f"
+		cp "$f" "/results/$role-${f##*/}"
 	done
 	pkill -x rpc.gssd
 	pkill -x rpc.svcgssd
