@@ -139,7 +139,7 @@ test_server() {
 crafted_calls() {
 	local rc=0
 	: >"$MNT/p0-target" && chmod 666 "$MNT/p0-target" || return 1
-	"$HOSTILE" "$SERVER_ADDR" nomsg-data-chunk swi-two-keys \
+	"$HOSTILE" -w "$HOSTILE_WAIT_MS" "$SERVER_ADDR" nomsg-data-chunk swi-two-keys \
 		>/results/hostile.txt 2>&1 || rc=1
 	cat /results/hostile.txt
 	[ $rc = 0 ] || fail "a crafted call was not served as it must be"

@@ -87,10 +87,10 @@ hostile_run() {
 		rc=1
 	elif [ "$HOSTILE_STEP" = 1 ]; then
 		# One process pauses after each case until the server has looked.
-		"$HOSTILE" -S "$(sync_file '')" -X "$(sync_file abort)" \
+		"$HOSTILE" -w "$HOSTILE_WAIT_MS" -S "$(sync_file '')" -X "$(sync_file abort)" \
 			"$SERVER_ADDR" >/results/hostile.txt 2>&1 || rc=1
 	else
-		"$HOSTILE" "$SERVER_ADDR" >/results/hostile.txt 2>&1 || rc=1
+		"$HOSTILE" -w "$HOSTILE_WAIT_MS" "$SERVER_ADDR" >/results/hostile.txt 2>&1 || rc=1
 	fi
 	cat /results/hostile.txt
 	touch /tmp/honest.stop
