@@ -575,12 +575,13 @@ hs_honest_stop() {
 
 # Write 1 MiB, read it back past the page cache, compare; then a symlink
 # whose 2000-byte target makes its call longer than 1 KiB, the inline
-# size a server without RFC 8797 private data gets.  Both made once: every
-# program started costs a tenth of a second in these guests, and this runs
-# after every case.
+# size a server without RFC 8797 private data gets.  The data is new for
+# every case (a reply or page reused from the case before must not
+# compare equal); the target is made without a program: each costs a
+# tenth of a second in these guests, and this runs after every case.
 hs_usable() {
 	local f=$MNT/after-$1 target
-	[ -s /tmp/hs.after ] || head -c 1048576 /dev/urandom >/tmp/hs.after
+	head -c 1048576 /dev/urandom >/tmp/hs.after
 	printf -v target '%2000s' ''
 	target=${target// /t}
 	timeout 150 cp /tmp/hs.after "$f" || { fail "write after $1 failed"; return 1; }
