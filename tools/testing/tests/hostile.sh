@@ -126,10 +126,13 @@ trace_check() {
 	# protection error) and the connection ends, which flushes the Read:
 	# no completion error, but the TERMINATE in the server's kernel log
 	# (seen so on the first siw run, 2026-11-27).
+	# Only lines after this test's mark count: in a boot shared with
+	# other tests an earlier one may have left such a line.
 	if [ "$RDMA_TYPE" = siw ]; then
 		pat='siw: got TERMINATE\. layer 0, type 1,'
-		dmesg | grep -m1 -E "$pat" ||
-			{ fail "no kernel line matching '$pat'"; rc=1; }
+		dmesg | awk -v m="$HOSTILE_KMSG_MARK" 'on; index($0, m) { on = 1 }' |
+			grep -m1 -E "$pat" ||
+			{ fail "no kernel line matching '$pat' after '$HOSTILE_KMSG_MARK'"; rc=1; }
 	else
 		pat="svcrdma_wc_error: $peer.* op=RDMA Read status=[a-z]"
 		grep -m1 -E "$pat" /results/svcrdma-trace.txt ||
@@ -343,6 +346,8 @@ test_server() {
 	if svc_stats_on; then
 		svcrdma_trace_on svcrdma || { fail "cannot enable the svcrdma tracepoints"; rc=1; }
 	fi
+	HOSTILE_KMSG_MARK="hostile: attack starts ($EPOCHREALTIME)"
+	echo "$HOSTILE_KMSG_MARK" >/dev/kmsg
 	signal server-ready
 	# Every gauge with only the honest mount, idle: what each case must
 	# leave behind (the cases start once this is taken).

@@ -12,7 +12,10 @@
 # I/O at odd sizes, SEEK_DATA/SEEK_HOLE, ALLOCATE and DEALLOCATE, COPY,
 # CLONE, a byte-range lock and NFSv4 ACLs of 10 to 400 named users (a
 # GETATTR reply past any inline size); on NFSv3, POSIX ACLs of 10 to 1000
-# entries (the NFSACL protocol).
+# entries (the NFSACL protocol).  On NFSv4.2 also a read delegation: the
+# client holds a file open for reading, the server writes it locally,
+# and the recall (CB_RECALL on the backchannel, RFC 8167 over RDMA) must
+# end as over TCP: the delegation granted, returned, the write seen.
 TIMEOUT=600
 EXPORT_FS=ext4
 TCP_MNT=/mnt/tcp
@@ -31,12 +34,14 @@ parity_run() {
 	mkdir -p "$TCP_MNT/tcp"
 	# shellcheck disable=SC2086
 	python3 "$OPS" $mode "$TCP_MNT/tcp" >/tmp/parity.tcp 2>&1 || rc=1
+	[ "$v" = 3 ] || deleg_case "$TCP_MNT" tcp >>/tmp/parity.tcp
 	rmdir "$TCP_MNT/tcp"
 	umount "$TCP_MNT" || { fail "umount of the TCP mount failed"; return 1; }
 	nfs_mount "$v" || return 1
 	mkdir -p "$MNT/rdma"
 	# shellcheck disable=SC2086
 	python3 "$OPS" $mode "$MNT/rdma" >/tmp/parity.rdma 2>&1 || rc=1
+	[ "$v" = 3 ] || deleg_case "$MNT" rdma >>/tmp/parity.rdma
 	rmdir "$MNT/rdma"
 	nfs_umount || rc=1
 	paste -d'|' /tmp/parity.tcp /tmp/parity.rdma | sed 's/^/tcp|rdma: /'
@@ -51,8 +56,93 @@ parity_same() {
 	[ "$2" = "$3" ] || fail "$1: over TCP '$2', over RDMA '$3'"
 }
 
+# delegreturns MNT: the DELEGRETURN count of the mount on MNT.
+delegreturns() {
+	awk -v m="$1" '$1 == "device" { on = ($5 == m) }
+		on && $1 == "DELEGRETURN:" { print $2; exit }' /proc/self/mountstats
+}
+
+# deleg_case MNT T: the client's half of the delegation case over
+# transport T (tcp or rdma), printed as parity-ops.py prints a case: the
+# server's findings, whether the client returned the delegation, and
+# whether it then reads the server's write.
+deleg_case() {
+	local m=$1 t=$2 f=$1/parity-deleg-$2 before n=0 i verdict
+	await "deleg-$t-ready" 120 || { echo "deleg no-server"; return; }
+	exec 3<"$f" || { echo "deleg open-failed"; return; }
+	cat <&3 >/dev/null
+	before=$(delegreturns "$m")
+	signal "deleg-$t-open"
+	if await "deleg-$t-written" 120; then
+		for ((i = 0; i < 30; i++)); do
+			n=$(delegreturns "$m")
+			[ "${n:-0}" -gt "${before:-0}" ] && break
+			sleep 1
+		done
+		sync_path "deleg-$t-verdict"
+		verdict=$(<"$SYNC_PATH")
+		echo "deleg $verdict returned=$([ "${n:-0}" -gt "${before:-0}" ] && echo yes || echo no)" \
+			"seen=$(grep -c changed "$f")"
+	else
+		echo "deleg no-recall"
+	fi
+	exec 3<&-
+}
+
+# deleg_file_held T: knfsd lists each client's state, delegations with
+# the file's name.
+deleg_file_held() {
+	grep -qs "type: deleg.*parity-deleg-$1" /proc/fs/nfsd/clients/*/states
+}
+
+# deleg_serve: the server's half, for TCP and then RDMA: once the client
+# holds the file open, whether knfsd granted it a delegation, then a local
+# write, which must wait for the recall (a lease of 10 s runs out after
+# 10 s: a recall that worked is faster) and leave no delegation behind.
+deleg_serve() {
+	local t f i granted t0 t1
+	# knfsd grants no delegations in its grace period (10 s here).
+	sleep 15
+	for t in tcp rdma; do
+		signal "deleg-$t-ready"
+		await "deleg-$t-open" 400 || return 1
+		f=$EXPORT_DIR/parity-deleg-$t
+		granted=no
+		for ((i = 0; i < 20; i++)); do
+			deleg_file_held "$t" && { granted=yes; break; }
+			sleep 1
+		done
+		t0=$(date +%s%N)
+		echo changed >>"$f"
+		t1=$(date +%s%N)
+		log "deleg over $t: granted=$granted, the local write waited $(((t1 - t0) / 1000000)) ms"
+		sync_path "deleg-$t-verdict"
+		echo "granted=$granted recalled=$( ! deleg_file_held "$t" &&
+			[ $(((t1 - t0) / 1000000)) -lt 8000 ] && echo yes || echo no)" >"$SYNC_PATH"
+		signal "deleg-$t-written"
+	done
+}
+
+# Created here, not by the client: knfsd refuses a read lease on a file
+# open for write, and its file cache would keep a client's write-open.
+server_prepare() {
+	local t
+	for t in tcp rdma; do
+		echo original >"$EXPORT_DIR/parity-deleg-$t" || return 1
+	done
+}
+
 test_server() {
-	serve_nfs 500
+	local rc=0 pid
+	nfs_serve_prepared || { signal abort; return 1; }
+	deleg_serve &
+	pid=$!
+	signal server-ready
+	await client-done 500 || rc=1
+	kill "$pid" 2>/dev/null
+	wait "$pid"
+	nfs_server_stop || rc=1
+	return $rc
 }
 
 test_client() {
