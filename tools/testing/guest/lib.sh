@@ -481,6 +481,20 @@ nfs_umount() {
 	umount "$MNT" || fail "umount $MNT failed"
 }
 
+# delegreturns [MNT]: the DELEGRETURN count of the NFSv4 mount on MNT
+# ($MNT by default), from the client's mountstats.
+delegreturns() {
+	awk -v m="${1:-$MNT}" '$1 == "device" { cur = ($5 == m) }
+		cur && $1 == "DELEGRETURN:" { print $2; exit }' /proc/self/mountstats
+}
+
+# nfsd_delegation_held [NAME]: the server's side: knfsd lists each
+# client's state, a delegation with its file's name; true if one is held
+# (on a file named NAME, if given).
+nfsd_delegation_held() {
+	grep -qs "type: deleg.*${1:-}" /proc/fs/nfsd/clients/*/states
+}
+
 now_ms() {
 	date +%s%3N
 }

@@ -10,10 +10,6 @@
 TIMEOUT=400
 CAPTURE=1
 
-delegreturns() {
-	awk '$1 == "DELEGRETURN:" { print $2; exit }' /proc/self/mountstats
-}
-
 deleg_client() {
 	local before i rc=0
 	nfs_client_prepare || return 1
@@ -42,11 +38,6 @@ deleg_client() {
 	return $rc
 }
 
-# has_delegation: knfsd lists every client's state, delegations included.
-has_delegation() {
-	grep -qs 'type: deleg' /proc/fs/nfsd/clients/*/states
-}
-
 # Writing the exported file on the server breaks the client's lease.
 deleg_server() {
 	local t0 t1 i
@@ -59,10 +50,10 @@ deleg_server() {
 	signal grace-over
 	await deleg-open 300 || return 1
 	for ((i = 0; i < 20; i++)); do
-		has_delegation && break
+		nfsd_delegation_held && break
 		sleep 1
 	done
-	if ! has_delegation; then
+	if ! nfsd_delegation_held; then
 		cat /proc/fs/nfsd/clients/*/info /proc/fs/nfsd/clients/*/states
 		signal deleg-modified
 		fail "the client holds the file open but knfsd granted no delegation"
@@ -73,7 +64,7 @@ deleg_server() {
 	t1=$(date +%s%N)
 	log "local write waited $(((t1 - t0) / 1000000)) ms for the recall"
 	signal deleg-modified
-	if has_delegation; then
+	if nfsd_delegation_held; then
 		fail "the delegation is still held after the write"
 		return 1
 	fi

@@ -56,12 +56,6 @@ parity_same() {
 	[ "$2" = "$3" ] || fail "$1: over TCP '$2', over RDMA '$3'"
 }
 
-# delegreturns MNT: the DELEGRETURN count of the mount on MNT.
-delegreturns() {
-	awk -v m="$1" '$1 == "device" { on = ($5 == m) }
-		on && $1 == "DELEGRETURN:" { print $2; exit }' /proc/self/mountstats
-}
-
 # deleg_case MNT T: the client's half of the delegation case over
 # transport T (tcp or rdma), printed as parity-ops.py prints a case: the
 # server's findings, whether the client returned the delegation, and
@@ -89,12 +83,6 @@ deleg_case() {
 	exec 3<&-
 }
 
-# deleg_file_held T: knfsd lists each client's state, delegations with
-# the file's name.
-deleg_file_held() {
-	grep -qs "type: deleg.*parity-deleg-$1" /proc/fs/nfsd/clients/*/states
-}
-
 # deleg_serve: the server's half, for TCP and then RDMA: once the client
 # holds the file open, whether knfsd granted it a delegation, then a local
 # write, which must wait for the recall (a lease of 10 s runs out after
@@ -109,7 +97,7 @@ deleg_serve() {
 		f=$EXPORT_DIR/parity-deleg-$t
 		granted=no
 		for ((i = 0; i < 20; i++)); do
-			deleg_file_held "$t" && { granted=yes; break; }
+			nfsd_delegation_held "parity-deleg-$t" && { granted=yes; break; }
 			sleep 1
 		done
 		t0=$(date +%s%N)
@@ -117,7 +105,7 @@ deleg_serve() {
 		t1=$(date +%s%N)
 		log "deleg over $t: granted=$granted, the local write waited $(((t1 - t0) / 1000000)) ms"
 		sync_path "deleg-$t-verdict"
-		echo "granted=$granted recalled=$( ! deleg_file_held "$t" &&
+		echo "granted=$granted recalled=$( ! nfsd_delegation_held "parity-deleg-$t" &&
 			[ $(((t1 - t0) / 1000000)) -lt 8000 ] && echo yes || echo no)" >"$SYNC_PATH"
 		signal "deleg-$t-written"
 	done
