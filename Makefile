@@ -98,15 +98,19 @@ deb:
 setup:
 	@scripts/setup.sh
 
+# CHECK_VM=PATTERN, from the command line or the environment, is passed on
+# unexpanded: a grep pattern's '$' is not make's.
+check_vm = CHECK_VM='$(value CHECK_VM)'
+
 check:
 	@scripts/setup.sh --check
-	@KVER=$(KVER) tools/testing/make-check.sh
+	@KVER=$(KVER) $(check_vm) tools/testing/make-check.sh
 
 # make check plus the instances that do not fit CI's time limit.
 # CHECK_FULL=only: tests-full.conf alone, after a make check that passed.
 check-full:
 	@scripts/setup.sh --check
-	@KVER=$(KVER) CHECK_FULL=$(if $(filter only,$(CHECK_FULL)),only,1) \
+	@KVER=$(KVER) $(check_vm) CHECK_FULL=$(if $(filter only,$(CHECK_FULL)),only,1) \
 		tools/testing/make-check.sh
 
 # Debian 12's other kernels, 6.12 and 6.1 PREEMPT_RT: builds and the VM
@@ -116,7 +120,7 @@ setup-kernels:
 
 check-kernels:
 	@scripts/setup.sh --kernels
-	@KVER=$(KVER) CHECK_KERNELS=1 tools/testing/make-check.sh
+	@KVER=$(KVER) $(check_vm) CHECK_KERNELS=1 tools/testing/make-check.sh
 
 # The debug-tier kernel the harness boots for kernel=debug instances: built
 # once from Debian's linux-source-6.1, cached under /var/cache/nfsrdma.

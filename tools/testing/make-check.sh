@@ -128,16 +128,24 @@ if [ "${CHECK_KERNELS:-0}" = 1 ]; then
 	confs=("$here/tests-kernels.conf")
 fi
 if [ "$built" = 1 ] && vm_initramfs >"$logs/initramfs.log" 2>&1; then
+	matched=0
 	while read -r t topo c s rest; do
 		case "$t" in '#'* | '') continue ;; esac
 		if [ -n "${CHECK_VM:-}" ] &&
 			! echo "$t $topo $c $s $rest" | grep -q -- "$CHECK_VM"; then
 			continue
 		fi
+		matched=$((matched + 1))
 		case " $rest " in *" kernel=debug "* | *" kernel=debug/"* | *" kernel="*"/debug "*) debug_kernel_wait ;; esac
 		# shellcheck disable=SC2086
 		run_instance "$t" "$topo" "$c" "$s" $rest
 	done < <(cat "${confs[@]}")
+	# A pattern that selects nothing must not pass as a clean run.
+	if [ -n "${CHECK_VM:-}" ]; then
+		echo "# CHECK_VM='$CHECK_VM' selected $matched lines of ${confs[*]##*/}"
+		[ "$matched" -gt 0 ] ||
+			tap_result fail "VM tests: CHECK_VM='$CHECK_VM' matches no line of ${confs[*]##*/}"
+	fi
 else
 	# Fail closed: VM tests that could not run are failures, not skips.
 	tap_result fail "VM tests: not run (the build or the initramfs failed)"
