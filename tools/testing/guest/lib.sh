@@ -412,7 +412,18 @@ nfs_server_start() {
 }
 
 nfs_server_stop() {
-	rpc.nfsd 0 || return 1
+	local pid i
+	rpc.nfsd 0 &
+	pid=$!
+	# An nfsd thread that never comes back from a transport hangs the
+	# stop for good, and the hung-task report names only rpc.nfsd: say
+	# where each nfsd thread is while it can still be seen.
+	for ((i = 0; i < 60 * ${TIME_SCALE:-1}; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 1
+	done
+	kill -0 "$pid" 2>/dev/null && nfsd_threads_dump
+	wait "$pid" || return 1
 	if [ -e /run/nfsrdma-nfs.conf ]; then
 		cp /run/nfsrdma-nfs.conf /etc/nfs.conf && rm /run/nfsrdma-nfs.conf
 	fi
@@ -421,6 +432,20 @@ nfs_server_stop() {
 	pkill -x 'rpc\.mountd|rpc\.statd|rpcbind'
 	umount "$EXPORT_DIR" || return 1
 	umount /proc/fs/nfsd || return 1
+}
+
+# nfsd_threads_dump: each nfsd thread's kernel stack, to the test's log,
+# and every blocked task's to the kernel log (sysrq w).
+nfsd_threads_dump() {
+	local p comm
+	log "rpc.nfsd 0 has waited 60 s for the nfsd threads; their stacks:"
+	for p in /proc/[0-9]*; do
+		read -r comm 2>/dev/null <"$p/comm" || continue
+		[ "$comm" = nfsd ] || continue
+		echo "${p#/proc/} nfsd:"
+		cat "$p/stack" 2>/dev/null
+	done
+	echo w >/proc/sysrq-trigger
 }
 
 nfs_client_prepare() {
