@@ -422,7 +422,7 @@ nfs_server_stop() {
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 1
 	done
-	kill -0 "$pid" 2>/dev/null && nfsd_threads_dump
+	kill -0 "$pid" 2>/dev/null && nfsd_threads_dump "$i"
 	wait "$pid" || return 1
 	if [ -e /run/nfsrdma-nfs.conf ]; then
 		cp /run/nfsrdma-nfs.conf /etc/nfs.conf && rm /run/nfsrdma-nfs.conf
@@ -434,11 +434,11 @@ nfs_server_stop() {
 	umount /proc/fs/nfsd || return 1
 }
 
-# nfsd_threads_dump: each nfsd thread's kernel stack, to the test's log,
-# and every blocked task's to the kernel log (sysrq w).
+# nfsd_threads_dump SECONDS: each nfsd thread's kernel stack, to the
+# test's log, and every blocked task's to the kernel log (sysrq w).
 nfsd_threads_dump() {
 	local p comm
-	log "rpc.nfsd 0 has waited 60 s for the nfsd threads; their stacks:"
+	log "rpc.nfsd 0 has waited $1 s for the nfsd threads; their stacks:"
 	for p in /proc/[0-9]*; do
 		read -r comm 2>/dev/null <"$p/comm" || continue
 		[ "$comm" = nfsd ] || continue
@@ -518,6 +518,26 @@ delegreturns() {
 # (on a file named NAME, if given).
 nfsd_delegation_held() {
 	grep -qs "type: deleg.*${1:-}" /proc/fs/nfsd/clients/*/states
+}
+
+# nfsd_recall_by_write FILE: the server's side of a recall: wait up to
+# 20 s for knfsd to hold a delegation on FILE (a path in the export), then
+# append to FILE locally, which must recall it first.  Prints
+# "granted=yes|no recalled=yes|no" and logs (to stderr) how long the write
+# waited.  Recalled: no delegation is left and the write waited under
+# 8 s, since a lease of 10 s runs out by itself after 10 s.
+nfsd_recall_by_write() {
+	local f=$1 name=${1##*/} granted=no recalled=no i t0 ms
+	for ((i = 0; i < 20; i++)); do
+		nfsd_delegation_held "$name" && { granted=yes; break; }
+		sleep 1
+	done
+	t0=$(now_ms)
+	echo changed >>"$f" || log "cannot write $f" >&2
+	ms=$(($(now_ms) - t0))
+	log "granted=$granted; the local write to $name waited $ms ms" >&2
+	! nfsd_delegation_held "$name" && [ "$ms" -lt 8000 ] && recalled=yes
+	echo "granted=$granted recalled=$recalled"
 }
 
 now_ms() {

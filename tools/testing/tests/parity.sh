@@ -95,25 +95,16 @@ deleg_case() {
 # write, which must wait for the recall (a lease of 10 s runs out after
 # 10 s: a recall that worked is faster) and leave no delegation behind.
 deleg_serve() {
-	local t f i granted t0 t1
+	local t verdict
 	# knfsd grants no delegations in its grace period (10 s here).
 	sleep 15
 	for t in tcp rdma; do
 		signal "deleg-$t-ready"
 		await "deleg-$t-open" 400 || return 1
-		f=$EXPORT_DIR/parity-deleg-$t
-		granted=no
-		for ((i = 0; i < 20; i++)); do
-			nfsd_delegation_held "parity-deleg-$t" && { granted=yes; break; }
-			sleep 1
-		done
-		t0=$(date +%s%N)
-		echo changed >>"$f" || log "cannot write $f"
-		t1=$(date +%s%N)
-		log "deleg over $t: granted=$granted, the local write waited $(((t1 - t0) / 1000000)) ms"
+		verdict=$(nfsd_recall_by_write "$EXPORT_DIR/parity-deleg-$t")
+		log "deleg over $t: $verdict"
 		sync_path "deleg-$t-verdict"
-		echo "granted=$granted recalled=$( ! nfsd_delegation_held "parity-deleg-$t" &&
-			[ $(((t1 - t0) / 1000000)) -lt 8000 ] && echo yes || echo no)" >"$SYNC_PATH"
+		echo "$verdict" >"$SYNC_PATH"
 		signal "deleg-$t-written"
 	done
 }
