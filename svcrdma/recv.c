@@ -210,7 +210,7 @@ int svcrdma_recvs_create(struct svcrdma_xprt *xp)
 
 /**
  * svcrdma_recvs_destroy - free every receive context
- * @xp: connection whose QP has been drained, so no Receive is in flight
+ * @xp: connection whose QP and CQs are gone, so no handler can run
  *
  * Context: process (xpo_free).
  */
@@ -487,13 +487,13 @@ static int svcrdma_build_call(struct svc_rqst *rqstp, struct svcrdma_xprt *xp,
 		.buflen = limit,
 		.len = limit,
 	};
-	struct svcrdma_rw_set set;
+	struct svcrdma_rw_set *set = &rc->reads;
 	struct xdr_buf *arg = &rqstp->rq_arg;
 	unsigned int pages;
 	u32 out;
 	int ret;
 
-	svcrdma_rw_init(&set, DMA_FROM_DEVICE);
+	svcrdma_rw_init(set, DMA_FROM_DEVICE);
 	ret = svcrdma_lay_out_call(rqstp, xp, hdr, inl, inl_len, limit,
 				   &stream, NULL);
 	if (ret < 0)
@@ -505,17 +505,17 @@ static int svcrdma_build_call(struct svc_rqst *rqstp, struct svcrdma_xprt *xp,
 	}
 	if (hdr->nr_read) {
 		ret = svcrdma_lay_out_call(rqstp, xp, hdr, inl, inl_len, limit,
-					   &stream, &set);
+					   &stream, set);
 		if (ret < 0)
 			goto out;
 	}
-	if (set.nr_wrs) {
-		ret = svcrdma_rw_read_wait(xp, &set);
+	if (set->nr_wrs) {
+		ret = svcrdma_rw_read_wait(xp, set);
 		if (ret)	/* -E2BIG: too many segments, ERR_CHUNK */
 			goto out;
 		svcrdma_count_reads(hdr);
 		trace_svcrdma_read_chunks(xp, hdr->xid, hdr->nr_read,
-					  set.nr_wrs, out);
+					  set->nr_wrs, out);
 	}
 
 	arg->head[0].iov_base = page_address(rqstp->rq_pages[0]);
@@ -532,7 +532,7 @@ static int svcrdma_build_call(struct svc_rqst *rqstp, struct svcrdma_xprt *xp,
 	rqstp->rq_next_page = rqstp->rq_respages + 1;
 	ret = out;
 out:
-	svcrdma_rw_release(xp, &set);
+	svcrdma_rw_release(xp, set);
 	return ret;
 }
 

@@ -216,7 +216,9 @@ static void svcrdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
  * flight.
  *
  * Context: nfsd thread; sleeps until the chain completes or is flushed
- * (at most until the send queue is found stalled and stopped).
+ * (at most until the send queue is found stalled and stopped), or until
+ * the connection's flush marker shows its completion was lost.  @set
+ * must then outlive the CQ (it lives in the receive context).
  *
  * Return: 0, -E2BIG if the chain can never fit the send queue, or
  * -ENOTCONN if posting failed or a Read did not succeed.
@@ -226,6 +228,7 @@ int svcrdma_rw_read_wait(struct svcrdma_xprt *xp, struct svcrdma_rw_set *set)
 	unsigned long posted;
 	const struct ib_send_wr *bad;
 	struct ib_send_wr *first;
+	bool ok;
 	int ret;
 
 	ret = svcrdma_sq_get(xp, set->nr_wrs);
@@ -234,21 +237,23 @@ int svcrdma_rw_read_wait(struct svcrdma_xprt *xp, struct svcrdma_rw_set *set)
 	set->cqe.done = svcrdma_read_done;
 	first = svcrdma_rw_chain(xp, set, NULL);
 	posted = jiffies;
-	ret = ib_post_send(xp->qp, first, &bad);
+	ret = svcrdma_post(xp, first, &bad);
 	if (ret) {
 		svcrdma_post_failed(xp, first, bad);
 		svcrdma_sq_put(xp, set->nr_wrs);
 		return -ENOTCONN;
 	}
-	svcrdma_wait_wr(xp, &set->done, posted);
+	ok = svcrdma_wait_wr(xp, &set->done, posted, "an RDMA Read");
 	svcrdma_sq_put(xp, set->nr_wrs);
-	return set->status == IB_WC_SUCCESS ? 0 : -ENOTCONN;
+	/* A lost completion's handler may yet run: leave @set to it. */
+	return ok && set->status == IB_WC_SUCCESS ? 0 : -ENOTCONN;
 }
 
 /**
  * svcrdma_rw_release - undo svcrdma_rw_add() for every op in a set
  * @xp: connection the set was built for
- * @set: set whose work requests have all completed (or never posted)
+ * @set: set whose work requests have all completed, were never posted, or
+ *	were found lost behind a completed flush marker
  *
  * Context: process.
  */

@@ -112,7 +112,7 @@ int svcrdma_sends_create(struct svcrdma_xprt *xp)
 
 /**
  * svcrdma_sends_destroy - free the send context pool
- * @xp: connection whose QP has been drained
+ * @xp: connection whose QP and CQs are gone, so no handler can run
  *
  * Context: process (xpo_free).
  */
@@ -173,6 +173,8 @@ static struct svcrdma_send_ctxt *svcrdma_send_get(struct svcrdma_xprt *xp)
 static void svcrdma_send_put(struct svcrdma_xprt *xp,
 			     struct svcrdma_send_ctxt *sc)
 {
+	if (sc->lost)
+		return;
 	spin_lock(&xp->send_lock);
 	list_add(&sc->node, &xp->send_free);
 	spin_unlock(&xp->send_lock);
@@ -219,7 +221,7 @@ static int svcrdma_post_send(struct svcrdma_xprt *xp,
 	/* Pairs with the smp_rmb() in svcrdma_sq_stalled(). */
 	smp_wmb();
 	WRITE_ONCE(sc->inflight, true);
-	ret = ib_post_send(xp->qp, first, &bad);
+	ret = svcrdma_post(xp, first, &bad);
 	if (ret) {
 		WRITE_ONCE(sc->inflight, false);
 		svcrdma_post_failed(xp, first, bad);
@@ -229,7 +231,12 @@ static int svcrdma_post_send(struct svcrdma_xprt *xp,
 	}
 	if (async)
 		return 0;
-	svcrdma_wait_wr(xp, &sc->done, sc->posted);
+	if (!svcrdma_wait_wr(xp, &sc->done, sc->posted, "a Send")) {
+		/* Its handler may yet run: leave @sc's fields to it. */
+		sc->lost = true;
+		svcrdma_sq_put(xp, nr);
+		return -ENOTCONN;
+	}
 	svcrdma_sq_put(xp, nr);
 	return sc->status == IB_WC_SUCCESS ? 0 : -ENOTCONN;
 

@@ -13,6 +13,7 @@
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/mutex.h>
+#include <linux/rwsem.h>
 #include <linux/wait.h>
 #include <linux/completion.h>
 #include <linux/workqueue.h>
@@ -36,7 +37,10 @@ enum {
 	SVCRDMA_F_KA_BUSY,	/* a keepalive probe is in flight */
 	SVCRDMA_F_CREDITED,	/* @credits is counted in credits_in_use */
 	SVCRDMA_F_THROTTLED,	/* a call waits for one of ours to be released */
-	SVCRDMA_F_STOPPED,	/* we moved the QP to Error ourselves */
+	SVCRDMA_F_STOPPING,	/* the stall check is stopping the connection */
+	SVCRDMA_F_STOPPED,	/* stopping: posts are refused from now on */
+	SVCRDMA_F_MARKER_POSTED, /* the flush marker is on the send queue */
+	SVCRDMA_F_MARKER_DONE,	/* the flush marker completed */
 	SVCRDMA_F_LX_GONE,	/* listener being freed: never listen again */
 };
 
@@ -59,6 +63,7 @@ enum svcrdma_stat {
 	SVCRDMA_STAT_ERR_CHUNK_SENT,
 	SVCRDMA_STAT_BAD_INPUT_CLOSES,
 	SVCRDMA_STAT_STALL_CLOSES,
+	SVCRDMA_STAT_LOST_COMPLETIONS,
 	SVCRDMA_STAT_THROTTLED,
 	SVCRDMA_STAT_WC_ERRORS,
 	SVCRDMA_STAT_CONNS_ACCEPTED,
@@ -117,6 +122,9 @@ enum svcrdma_stat {
  * @sq_depth: send queue slots in all; a chain needing more is refused
  * @sq_avail: send queue slots not in use
  * @sq_wait: threads waiting for send queue slots
+ * @post_sem: read-held around every ib_post_send() on @qp, write-held
+ *	while the flush marker is posted, so that it follows them all
+ * @marker_cqe: completion entry of the flush marker
  * @health: periodic stall check and dead-peer probe
  * @ka_last: jiffies when the last probe was posted
  * @ka_cqe: completion entry of the probe (a zero-length RDMA Write)
@@ -167,6 +175,8 @@ struct svcrdma_xprt {
 	u32			sq_depth;
 	atomic_t		sq_avail;
 	wait_queue_head_t	sq_wait;
+	struct rw_semaphore	post_sem;
+	struct ib_cqe		marker_cqe;
 
 	struct delayed_work	health;
 	unsigned long		ka_last;
@@ -181,65 +191,6 @@ struct svcrdma_xprt {
 struct svcrdma_payload {
 	u32 offset;
 	u32 length;
-};
-
-/**
- * struct svcrdma_recv_ctxt - one posted receive buffer and the call in it
- * @node: link on &svcrdma_xprt.ready
- * @xp: owning connection
- * @cqe: completion entry for the Receive
- * @wr: the Receive work request
- * @sge: its single scatter entry
- * @buf: the receive buffer, @xp->recv_size bytes, DMA-mapped for its life
- * @byte_len: bytes the last completion delivered
- * @nr_payloads: entries used in @payloads
- * @payloads: DDP-eligible results, matched in order to Write chunks
- * @hdr: the decoded transport header, from svcrdma_hdr_alloc() while
- *	the call is being served (NULL while the buffer is posted); kept
- *	until the reply is sent because the reply needs the call's Write
- *	list and Reply chunk, and then rewritten in place into the reply's
- */
-struct svcrdma_recv_ctxt {
-	struct list_head	node;
-	struct svcrdma_xprt	*xp;
-	struct ib_cqe		cqe;
-	struct ib_recv_wr	wr;
-	struct ib_sge		sge;
-	void			*buf;
-	u32			byte_len;
-	unsigned int		nr_payloads;
-	struct svcrdma_payload	payloads[NFSRDMA_WIRE_MAX_WRITE_CHUNKS];
-	struct nfsrdma_wire_hdr	*hdr;
-};
-
-/**
- * struct svcrdma_send_ctxt - one registered send buffer
- * @node: link on &svcrdma_xprt.send_free
- * @xp: owning connection
- * @cqe: completion entry for the Send
- * @wr: the Send work request
- * @sge: its single gather entry
- * @done: completed by the Send's completion handler
- * @status: work completion status of the Send
- * @async: nobody waits; the completion handler recycles the context
- * @inflight: the Send is posted and has not completed
- * @posted: jiffies when it was posted, meaningful with @inflight
- * @sq_slots: send queue slots the post reserved, returned on completion
- * @buf: the send buffer, @xp->inline_send bytes, DMA-mapped for its life
- */
-struct svcrdma_send_ctxt {
-	struct list_head	node;
-	struct svcrdma_xprt	*xp;
-	struct ib_cqe		cqe;
-	struct ib_send_wr	wr;
-	struct ib_sge		sge;
-	struct completion	done;
-	enum ib_wc_status	status;
-	bool			async;
-	bool			inflight;
-	unsigned long		posted;
-	unsigned int		sq_slots;
-	void			*buf;
 };
 
 /**
@@ -259,6 +210,74 @@ struct svcrdma_rw_set {
 	struct completion	done;
 	enum ib_wc_status	status;
 };
+
+/**
+ * struct svcrdma_recv_ctxt - one posted receive buffer and the call in it
+ * @node: link on &svcrdma_xprt.ready
+ * @xp: owning connection
+ * @cqe: completion entry for the Receive
+ * @wr: the Receive work request
+ * @sge: its single scatter entry
+ * @buf: the receive buffer, @xp->recv_size bytes, DMA-mapped for its life
+ * @byte_len: bytes the last completion delivered
+ * @nr_payloads: entries used in @payloads
+ * @payloads: DDP-eligible results, matched in order to Write chunks
+ * @hdr: the decoded transport header, from svcrdma_hdr_alloc() while
+ *	the call is being served (NULL while the buffer is posted); kept
+ *	until the reply is sent because the reply needs the call's Write
+ *	list and Reply chunk, and then rewritten in place into the reply's
+ *	header
+ * @reads: the call's RDMA Read chain; here rather than on the stack so
+ *	that a completion the provider lost and delivers late still lands
+ *	in memory that lives until the CQs are gone
+ */
+struct svcrdma_recv_ctxt {
+	struct list_head	node;
+	struct svcrdma_xprt	*xp;
+	struct ib_cqe		cqe;
+	struct ib_recv_wr	wr;
+	struct ib_sge		sge;
+	void			*buf;
+	u32			byte_len;
+	unsigned int		nr_payloads;
+	struct svcrdma_payload	payloads[NFSRDMA_WIRE_MAX_WRITE_CHUNKS];
+	struct nfsrdma_wire_hdr	*hdr;
+	struct svcrdma_rw_set	reads;
+};
+
+/**
+ * struct svcrdma_send_ctxt - one registered send buffer
+ * @node: link on &svcrdma_xprt.send_free
+ * @xp: owning connection
+ * @cqe: completion entry for the Send
+ * @wr: the Send work request
+ * @sge: its single gather entry
+ * @done: completed by the Send's completion handler
+ * @status: work completion status of the Send
+ * @async: nobody waits; the completion handler recycles the context
+ * @inflight: the Send is posted and has not completed
+ * @lost: the provider lost the Send's completion (svcrdma_wait_wr()); kept
+ *	off @send_free from then on, as the completion might still come
+ * @posted: jiffies when it was posted, meaningful with @inflight
+ * @sq_slots: send queue slots the post reserved, returned on completion
+ * @buf: the send buffer, @xp->inline_send bytes, DMA-mapped for its life
+ */
+struct svcrdma_send_ctxt {
+	struct list_head	node;
+	struct svcrdma_xprt	*xp;
+	struct ib_cqe		cqe;
+	struct ib_send_wr	wr;
+	struct ib_sge		sge;
+	struct completion	done;
+	enum ib_wc_status	status;
+	bool			async;
+	bool			inflight;
+	bool			lost;
+	unsigned long		posted;
+	unsigned int		sq_slots;
+	void			*buf;
+};
+
 
 extern struct svc_xprt_class svcrdma_class;
 extern unsigned int svcrdma_credits;
@@ -325,8 +344,10 @@ void svcrdma_post_failed(struct svcrdma_xprt *xp,
 /* How long a waiter sleeps before it looks at the send queue again. */
 #define SVCRDMA_WAIT_TICK	HZ
 void svcrdma_stall_check(struct svcrdma_xprt *xp);
-void svcrdma_wait_wr(struct svcrdma_xprt *xp, struct completion *done,
-		     unsigned long posted);
+int svcrdma_post(struct svcrdma_xprt *xp, const struct ib_send_wr *first,
+		 const struct ib_send_wr **bad);
+bool svcrdma_wait_wr(struct svcrdma_xprt *xp, struct completion *done,
+		     unsigned long posted, const char *what);
 bool svcrdma_hold(struct svcrdma_xprt *xp, const struct svc_rqst *rqstp);
 void svcrdma_unhold(struct svcrdma_xprt *xp);
 

@@ -226,6 +226,25 @@ TRACE_EVENT(svcrdma_device_removal,
 		  __entry->busy ? "closing its connections" : "unused")
 );
 
+/*
+ * The flush marker of a stopped connection completed: every completion
+ * a correct provider was going to deliver has been handled.
+ */
+TRACE_EVENT(svcrdma_flush_marker,
+	TP_PROTO(const struct svcrdma_xprt *xp, int status),
+	TP_ARGS(xp, status),
+	TP_STRUCT__entry(
+		__sockaddr(peer, SVCRDMA_PEER_LEN)
+		__field(int, status)
+	),
+	TP_fast_assign(
+		__assign_sockaddr(peer, svcrdma_peer_of(xp), SVCRDMA_PEER_LEN);
+		__entry->status = status;
+	),
+	TP_printk("peer=%pISpc status=%d", __get_sockaddr(peer),
+		  __entry->status)
+);
+
 /* An nfsd thread waits for send queue space (the peer is slow to ack). */
 TRACE_EVENT(svcrdma_sq_wait,
 	TP_PROTO(const struct svcrdma_xprt *xp, unsigned int wanted),

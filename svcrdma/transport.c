@@ -67,9 +67,12 @@ static bool svcrdma_overdue(unsigned long posted)
  * stalled replies, and the threads behind them, alive for ever.  Every
  * signaled work request on the send queue is a Send (each in a send
  * context), the keepalive probe, or an RDMA Read chain, whose waiter
- * checks its own age in svcrdma_wait_wr().
+ * checks its own age in svcrdma_wait_wr(); the flush marker comes only
+ * once the connection is stopped, when liveness no longer matters.
+ *
+ * Return: what is overdue, for the log, or NULL.
  */
-static bool svcrdma_sq_stalled(struct svcrdma_xprt *xp)
+static const char *svcrdma_sq_stalled(struct svcrdma_xprt *xp)
 {
 	unsigned int i;
 
@@ -77,7 +80,7 @@ static bool svcrdma_sq_stalled(struct svcrdma_xprt *xp)
 		/* Pairs with the barrier in svcrdma_ka_probe(). */
 		smp_rmb();
 		if (svcrdma_overdue(READ_ONCE(xp->ka_last)))
-			return true;
+			return "the keepalive probe";
 	}
 	for (i = 0; i < xp->nr_sends; i++) {
 		const struct svcrdma_send_ctxt *sc = xp->sends[i];
@@ -87,9 +90,75 @@ static bool svcrdma_sq_stalled(struct svcrdma_xprt *xp)
 		/* Pairs with the smp_wmb() in svcrdma_post_send(). */
 		smp_rmb();
 		if (svcrdma_overdue(READ_ONCE(sc->posted)))
-			return true;
+			return "a Send";
 	}
-	return false;
+	return NULL;
+}
+
+/*
+ * The flush marker.  A provider must complete every work request a QP in
+ * the Error state holds, with a flush status, and in the order they were
+ * posted; a marker posted after the last of ours then completes last.
+ * Our send completions all arrive on one CQ, whose handlers run one at a
+ * time and in order (IB_POLL_WORKQUEUE), so when the marker's handler has
+ * run, every completion a correct provider was going to deliver has been
+ * handled.  A thread still waiting then waits on a completion the
+ * provider lost (soft-iWARP has lost Sends after a stop), and may wait
+ * for ever: it is let go, and nfsd with it.  Its memory is safe to give
+ * back, since no device executes work requests in the Error state.  A
+ * provider that breaks the rules once may break them again and deliver
+ * the completion late, so a let-go context is not reused and every
+ * context outlives the CQs (svcrdma_free()); a receive context's Read
+ * set is reset for its next call only after a Receive completes on it,
+ * which cannot happen on a QP in Error.
+ */
+static void svcrdma_marker_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct svcrdma_xprt *xp =
+		container_of(wc->wr_cqe, struct svcrdma_xprt, marker_cqe);
+
+	trace_svcrdma_flush_marker(xp, wc->status);
+	/* Pairs with the smp_rmb() in svcrdma_wait_wr(). */
+	smp_mb__before_atomic();
+	set_bit(SVCRDMA_F_MARKER_DONE, &xp->flags);
+}
+
+/*
+ * Move the QP to Error and post the flush marker behind everything of
+ * ours.  Holding @post_sem for writing waits out the posts under way, and
+ * every later one sees SVCRDMA_F_STOPPED and is refused.  The marker is
+ * posted only once the QP is known to be in Error (moved there by us, or
+ * already there), or it would go out as an RDMA Write behind the very
+ * work request that stalled.  Its send queue slot is one the budget keeps
+ * out (svcrdma_conn_setup()).
+ *
+ * Return: the QP could not be moved to Error.
+ */
+static bool svcrdma_stop_qp(struct svcrdma_xprt *xp)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct ib_qp_init_attr init;
+	struct ib_rdma_wr wr = { };
+	bool failed = false;
+
+	down_write(&xp->post_sem);
+	set_bit(SVCRDMA_F_STOPPED, &xp->flags);
+	if (test_bit(SVCRDMA_F_MARKER_POSTED, &xp->flags))
+		goto out_unlock;
+	if (ib_modify_qp(xp->qp, &attr, IB_QP_STATE)) {
+		failed = true;
+		if (ib_query_qp(xp->qp, &attr, IB_QP_STATE, &init) ||
+		    attr.qp_state != IB_QPS_ERR)
+			goto out_unlock;
+	}
+	wr.wr.opcode = IB_WR_RDMA_WRITE;
+	wr.wr.wr_cqe = &xp->marker_cqe;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	if (!ib_post_send(xp->qp, &wr.wr, NULL))
+		set_bit(SVCRDMA_F_MARKER_POSTED, &xp->flags);
+out_unlock:
+	up_write(&xp->post_sem);
+	return failed;
 }
 
 /*
@@ -99,27 +168,66 @@ static bool svcrdma_sq_stalled(struct svcrdma_xprt *xp)
  * Read behind it, with nfsd threads waiting on them.  Closing the
  * transport alone does not help, since svc_delete_xprt() needs a free
  * nfsd thread and the QP keeps retrying until then.  A QP in the Error
- * state flushes every work request at once, so every waiter wakes.
+ * state flushes every work request at once, so every waiter wakes; the
+ * flush marker then lets go of any waiter whose flush the provider lost.
+ * Called again on a stopped connection, it retries what did not work the
+ * first time (the move to Error, the marker's post).
+ *
+ * @what names the overdue work request for the log; anything ahead of it
+ * on the send queue may be the one the peer holds up.
+ *
+ * Context: process; takes @post_sem, so never from inside a post.
  */
-static void svcrdma_stop(struct svcrdma_xprt *xp)
+static void svcrdma_stop(struct svcrdma_xprt *xp, const char *what)
 {
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	bool first = !test_and_set_bit(SVCRDMA_F_STOPPING, &xp->flags);
 
-	if (test_and_set_bit(SVCRDMA_F_STOPPED, &xp->flags))
-		return;
-	pr_warn_ratelimited("svcrdma: %s left a work request unacknowledged for %u s, closing\n",
-			    xp->xprt.xpt_remotebuf, svcrdma_stall_timeout);
-	svcrdma_stat_inc(SVCRDMA_STAT_STALL_CLOSES);
-	trace_svcrdma_disconnect(xp, "send queue stalled", 0);
-	if (ib_modify_qp(xp->qp, &attr, IB_QP_STATE)) {
+	if (first) {
+		pr_warn_ratelimited("svcrdma: %s left %s unacknowledged for %u s, closing\n",
+				    xp->xprt.xpt_remotebuf, what,
+				    svcrdma_stall_timeout);
+		svcrdma_stat_inc(SVCRDMA_STAT_STALL_CLOSES);
+		trace_svcrdma_disconnect(xp, "send queue stalled", 0);
+	}
+	if (svcrdma_stop_qp(xp) && first) {
 		/* The CM's disconnect moves the QP to Error its own way. */
 		pr_warn_ratelimited("svcrdma: cannot stop the QP of %s, disconnecting\n",
 				    xp->xprt.xpt_remotebuf);
 		rdma_disconnect(xp->cm_id);
 	}
-	svc_xprt_deferred_close(&xp->xprt);
-	wake_up_all(&xp->send_wait);
-	wake_up_all(&xp->sq_wait);
+	if (first) {
+		svc_xprt_deferred_close(&xp->xprt);
+		wake_up_all(&xp->send_wait);
+		wake_up_all(&xp->sq_wait);
+	}
+}
+
+/**
+ * svcrdma_post - post a chain on the send queue of a running connection
+ * @xp: connection
+ * @first: the chain
+ * @bad: set as by ib_post_send(); to @first if nothing was posted
+ *
+ * Every work request of ours goes through here, so that none can slip
+ * in behind the flush marker (svcrdma_stop_qp()).
+ *
+ * Context: process; may wait while the connection is being stopped
+ * (the QP's move to Error and the marker's post).
+ *
+ * Return: 0, -ENOTCONN if the connection has been stopped, or the
+ * provider's error.
+ */
+int svcrdma_post(struct svcrdma_xprt *xp, const struct ib_send_wr *first,
+		 const struct ib_send_wr **bad)
+{
+	int ret = -ENOTCONN;
+
+	*bad = first;
+	down_read(&xp->post_sem);
+	if (!test_bit(SVCRDMA_F_STOPPED, &xp->flags))
+		ret = ib_post_send(xp->qp, first, bad);
+	up_read(&xp->post_sem);
+	return ret;
 }
 
 /**
@@ -134,8 +242,10 @@ static void svcrdma_stop(struct svcrdma_xprt *xp)
  */
 void svcrdma_stall_check(struct svcrdma_xprt *xp)
 {
-	if (svcrdma_sq_stalled(xp))
-		svcrdma_stop(xp);
+	const char *what = svcrdma_sq_stalled(xp);
+
+	if (what)
+		svcrdma_stop(xp, what);
 }
 
 /**
@@ -143,25 +253,43 @@ void svcrdma_stall_check(struct svcrdma_xprt *xp)
  * @xp: connection it was posted on
  * @done: completed by the work request's done handler
  * @posted: jiffies when it was posted
+ * @what: what it is, for the log
  *
  * The wait ends when the work request completes, successfully or not.
  * If it, or anything ahead of it, stays outstanding for
  * svcrdma_stall_timeout, the QP is moved to Error, which flushes it, so
- * the wait is bounded by the stall timeout, a tick and the flush.  The caller's memory stays
- * mapped until then: returning before the completion could let the
- * device touch pages nfsd has reused.
+ * the wait is bounded by the stall timeout, a tick and the flush.  The
+ * caller's memory stays mapped until then: returning before the
+ * completion could let the device touch pages nfsd has reused.  The one
+ * exception is a completion the provider lost: once the flush marker has
+ * completed, the device executes nothing posted before it.
  *
  * Context: process; sleeps.
+ *
+ * Return: true if the work request completed (its handler has run), false
+ * if its completion was lost: the caller must treat it as flushed, and
+ * leave the memory its handler writes alone, as it may still run.
  */
-void svcrdma_wait_wr(struct svcrdma_xprt *xp, struct completion *done,
-		     unsigned long posted)
+bool svcrdma_wait_wr(struct svcrdma_xprt *xp, struct completion *done,
+		     unsigned long posted, const char *what)
 {
 	while (!wait_for_completion_timeout(done, SVCRDMA_WAIT_TICK)) {
+		if (test_bit(SVCRDMA_F_MARKER_DONE, &xp->flags)) {
+			/* Pairs with the barrier in svcrdma_marker_done(). */
+			smp_rmb();
+			if (try_wait_for_completion(done))
+				return true;
+			svcrdma_stat_inc(SVCRDMA_STAT_LOST_COMPLETIONS);
+			pr_warn_ratelimited("svcrdma: the device lost a completion on the stopped connection of %s; letting its waiter go\n",
+					    xp->xprt.xpt_remotebuf);
+			return false;
+		}
 		if (svcrdma_overdue(posted))
-			svcrdma_stop(xp);
+			svcrdma_stop(xp, what);
 		else
 			svcrdma_stall_check(xp);
 	}
+	return true;
 }
 
 /**
@@ -298,6 +426,7 @@ static struct svcrdma_xprt *svcrdma_xprt_alloc(void)
 	spin_lock_init(&xp->send_lock);
 	init_waitqueue_head(&xp->send_wait);
 	init_waitqueue_head(&xp->sq_wait);
+	init_rwsem(&xp->post_sem);
 	INIT_DELAYED_WORK(&xp->health, svcrdma_health_work);
 	return xp;
 }
@@ -388,6 +517,7 @@ static void svcrdma_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static void svcrdma_ka_probe(struct svcrdma_xprt *xp)
 {
+	const struct ib_send_wr *bad;
 	struct ib_rdma_wr wr = { };
 	int ret;
 
@@ -411,7 +541,7 @@ static void svcrdma_ka_probe(struct svcrdma_xprt *xp)
 	wr.wr.opcode = IB_WR_RDMA_WRITE;
 	wr.wr.wr_cqe = &xp->ka_cqe;
 	wr.wr.send_flags = IB_SEND_SIGNALED;
-	ret = ib_post_send(xp->qp, &wr.wr, NULL);
+	ret = svcrdma_post(xp, &wr.wr, &bad);
 	if (ret) {
 		svcrdma_sq_put(xp, 1);
 		clear_bit(SVCRDMA_F_KA_BUSY, &xp->flags);
@@ -425,11 +555,13 @@ static void svcrdma_health_work(struct work_struct *work)
 	struct svcrdma_xprt *xp =
 		container_of(to_delayed_work(work), struct svcrdma_xprt,
 			     health);
+	const char *what;
 
 	if (svc_xprt_is_dead(&xp->xprt))
 		return;
-	if (svcrdma_sq_stalled(xp)) {
-		svcrdma_stop(xp);
+	what = svcrdma_sq_stalled(xp);
+	if (what) {
+		svcrdma_stop(xp, what);
 		return;
 	}
 	if (svcrdma_keepalive &&
@@ -721,7 +853,7 @@ cancel_relisten:
 	return ERR_PTR(ret);
 }
 
-/* Verbs resources and the accept, in the order xpo_free undoes them. */
+/* Verbs resources and the accept; xpo_free undoes them (svcrdma_free()). */
 static int svcrdma_conn_setup(struct svcrdma_xprt *xp)
 {
 	struct rdma_cm_id *id = xp->cm_id;
@@ -743,10 +875,11 @@ static int svcrdma_conn_setup(struct svcrdma_xprt *xp)
 
 	xp->credits = min_t(u32, svcrdma_tunable_credits(), max_wr / 2);
 	/*
-	 * One receive and one send slot (and their CQ entries) stay out of
+	 * One receive and two send slots (and their CQ entries) stay out of
 	 * our budget: ib_drain_qp() posts a marker into each queue at
 	 * teardown, and a full queue would make the drain give up while
-	 * flushed contexts are still on their way to our done handlers.
+	 * flushed contexts are still on their way to our done handlers; a
+	 * stopped connection posts its own flush marker (svcrdma_stop_qp()).
 	 */
 	xp->nr_recvs = min_t(u32, 2 * xp->credits, max_wr - 1);
 	xp->recv_size = svcrdma_tunable_inline();
@@ -761,7 +894,7 @@ static int svcrdma_conn_setup(struct svcrdma_xprt *xp)
 	 * chains of large I/O; rdma_rw adds its own per-context overhead
 	 * on top of max_send_wr and clamps to the device.
 	 */
-	sq_depth = min_t(u32, 4 * xp->credits, max_wr - 1);
+	sq_depth = min_t(u32, 4 * xp->credits, max_wr - 2);
 	scq_depth = min_t(u32, 7 * xp->credits + 3,
 			  (u32)dev->attrs.max_cqe);
 
@@ -788,7 +921,7 @@ static int svcrdma_conn_setup(struct svcrdma_xprt *xp)
 	qpa.qp_context = xp;
 	qpa.send_cq = xp->scq;
 	qpa.recv_cq = xp->rcq;
-	qpa.cap.max_send_wr = sq_depth + 1;
+	qpa.cap.max_send_wr = sq_depth + 2;
 	qpa.cap.max_recv_wr = xp->nr_recvs + 1;
 	qpa.cap.max_send_sge = min_t(u32, dev->attrs.max_send_sge, 16);
 	qpa.cap.max_recv_sge = 1;
@@ -808,8 +941,9 @@ static int svcrdma_conn_setup(struct svcrdma_xprt *xp)
 	if (ret)
 		return ret;
 	xp->qp = id->qp;
-	xp->sq_depth = min_t(u32, qpa.cap.max_send_wr, xp->scq->cqe) - 1;
+	xp->sq_depth = min_t(u32, qpa.cap.max_send_wr, xp->scq->cqe) - 2;
 	atomic_set(&xp->sq_avail, xp->sq_depth);
+	xp->marker_cqe.done = svcrdma_marker_done;
 
 	ret = svcrdma_sends_create(xp);
 	if (ret)
@@ -983,21 +1117,24 @@ static void svcrdma_free(struct svc_xprt *xprt)
 	}
 
 	/*
-	 * Undo svcrdma_conn_setup() in reverse; any step may never have
-	 * happened.  Draining first means no completion handler can run
-	 * on a context we free.  The health work goes first: it posts.
+	 * Undo svcrdma_conn_setup() in reverse, but for the contexts; any
+	 * step may never have happened.  The health work goes first: it
+	 * posts.  The drain hands every flushed context back to our
+	 * handlers; the contexts themselves go only after the CQs, so that
+	 * even a completion a provider lost and then delivered late (see
+	 * svcrdma_marker_done()) finds its context.
 	 */
 	cancel_delayed_work_sync(&xp->health);
 	if (xp->qp)
 		ib_drain_qp(xp->qp);
-	svcrdma_recvs_destroy(xp);
-	svcrdma_sends_destroy(xp);
 	if (xp->qp)
 		rdma_destroy_qp(xp->cm_id);
 	if (xp->scq)
 		ib_free_cq(xp->scq);
 	if (xp->rcq)
 		ib_free_cq(xp->rcq);
+	svcrdma_recvs_destroy(xp);
+	svcrdma_sends_destroy(xp);
 	if (xp->pd)
 		ib_dealloc_pd(xp->pd);
 	rdma_destroy_id(xp->cm_id);

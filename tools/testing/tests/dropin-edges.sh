@@ -38,7 +38,7 @@
 TIMEOUT=900
 EDGE_CREDITS=8
 MAX_REQUESTS=/proc/sys/sunrpc/svc_rdma/max_requests
-EDGE_COUNTERS="wc_errors bad_input_closes stall_closes"
+EDGE_COUNTERS="wc_errors bad_input_closes stall_closes lost_completions"
 
 # swi_where_welcome: per connection (peer address and port), what its
 # accept said of Send With Invalidate and how many replies used it.  At

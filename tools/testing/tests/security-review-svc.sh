@@ -12,7 +12,9 @@
 # client must complete verified rounds while the attack is on, no more
 # nfsd threads than the connection's share (6 of 8) may wait on it
 # meanwhile, and none may stay blocked once the attacker is gone.  The server's counters must
-# show the stall close and the calls held back.
+# show the stall close and the calls held back, and the stopped
+# connection's flush marker must have completed with a flush status, no
+# completion having been found lost (lost_completions unchanged).
 #
 # security-review-conn-flood: the hostile client opens 48 connections,
 # makes each carry a call, and holds them open for 10 s.  Every one must
@@ -163,6 +165,25 @@ watch_blocked() {
 	[ "$most_send" -le 6 ] || fail "more than its share of nfsd threads were held by one connection"
 }
 
+# marker_flushed IDLE: the attacker's stopped connection posted its flush
+# marker, which the provider completed with a flush (IB_WC_WR_FLUSH_ERR,
+# 5) behind everything else; rxe loses no completion, so no waiter was
+# let go without one.
+marker_flushed() {
+	local rc=0 was now
+	trace_event_off svcrdma/svcrdma_flush_marker
+	grep svcrdma_flush_marker: "$TRACEFS/trace" >/results/flush-marker.txt
+	cat /results/flush-marker.txt
+	grep -q 'svcrdma_flush_marker: .* status=5$' /results/flush-marker.txt ||
+		{ fail "no flush marker completed with a flush status"; rc=1; }
+	was=$(svc_saved "$1" lost_completions)
+	now=$(svc_stat lost_completions)
+	log "svcrdma lost_completions: $was -> $now"
+	[ -n "$was" ] && [ "$was" = "$now" ] ||
+		{ fail "lost_completions moved ($was -> $now)"; rc=1; }
+	return $rc
+}
+
 # none_blocked: after the attack no nfsd thread stays blocked: ten
 # samples in a row, a second apart, within a minute.
 none_blocked() {
@@ -209,6 +230,9 @@ watch_flood() {
 test_server() {
 	local rc=0
 	svc_serve_counted "$IDLE" || return 1
+	if svc_stats_on; then
+		trace_event_on svcrdma/svcrdma_flush_marker || return 1
+	fi
 	signal server-ready
 	subtest security-review-stall-threads watch_blocked || rc=1
 	subtest security-review-stall-unblocked none_blocked || rc=1
@@ -217,6 +241,7 @@ test_server() {
 	if svc_stats_on; then
 		subtest security-review-stall-counters svc_stats_rose "$IDLE" \
 			stall_closes throttled || rc=1
+		subtest security-review-stall-marker marker_flushed "$IDLE" || rc=1
 		subtest security-review-idle-after svc_idle_again "$IDLE" "$IDLE_SECONDS" || rc=1
 	fi
 	nfs_server_stop || rc=1
