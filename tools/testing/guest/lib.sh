@@ -182,9 +182,11 @@ install_ours() {
 }
 
 # load_transport ROLE: load the RPC-over-RDMA transport the test chose for
-# this role (client, server, or both in one VM).
+# this role (client, server, or both in one VM).  SVCRDMA_PARAMS=NAME=VALUE,...
+# (a tests.conf word) gives our server module parameters.
 load_transport() {
-	local t
+	local t list
+	local -a params
 	t=$(transport_of "$1")
 	case "$t" in
 	intree)
@@ -193,7 +195,9 @@ load_transport() {
 	ours)
 		install_ours || return 1
 		if [ "$1" = server ]; then
-			modprobe svcrdma || return 1
+			list=${SVCRDMA_PARAMS:-}
+			read -ra params <<<"${list//,/ }"
+			modprobe svcrdma "${params[@]}" || return 1
 		else
 			modprobe xprtrdma || return 1
 		fi
