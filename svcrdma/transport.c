@@ -96,6 +96,20 @@ static const char *svcrdma_sq_stalled(struct svcrdma_xprt *xp)
 }
 
 /*
+ * A zero-length RDMA Write: it names no memory on either side, so it
+ * needs no rkey and no buffer, yet it completes only once the peer has
+ * acknowledged it (or the QP flushes it).  Both the keepalive probe and
+ * the flush marker are one.
+ */
+static void svcrdma_zlw_init(struct ib_rdma_wr *wr, struct ib_cqe *cqe)
+{
+	memset(wr, 0, sizeof(*wr));
+	wr->wr.opcode = IB_WR_RDMA_WRITE;
+	wr->wr.wr_cqe = cqe;
+	wr->wr.send_flags = IB_SEND_SIGNALED;
+}
+
+/*
  * The flush marker.  A provider must complete every work request a QP in
  * the Error state holds, with a flush status, and in the order they were
  * posted; a marker posted after the last of ours then completes last.
@@ -138,7 +152,7 @@ static bool svcrdma_stop_qp(struct svcrdma_xprt *xp)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	struct ib_qp_init_attr init;
-	struct ib_rdma_wr wr = { };
+	struct ib_rdma_wr wr;
 	bool failed = false;
 
 	down_write(&xp->post_sem);
@@ -151,9 +165,7 @@ static bool svcrdma_stop_qp(struct svcrdma_xprt *xp)
 		    attr.qp_state != IB_QPS_ERR)
 			goto out_unlock;
 	}
-	wr.wr.opcode = IB_WR_RDMA_WRITE;
-	wr.wr.wr_cqe = &xp->marker_cqe;
-	wr.wr.send_flags = IB_SEND_SIGNALED;
+	svcrdma_zlw_init(&wr, &xp->marker_cqe);
 	if (!ib_post_send(xp->qp, &wr.wr, NULL))
 		set_bit(SVCRDMA_F_MARKER_POSTED, &xp->flags);
 out_unlock:
@@ -518,7 +530,7 @@ static void svcrdma_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 static void svcrdma_ka_probe(struct svcrdma_xprt *xp)
 {
 	const struct ib_send_wr *bad;
-	struct ib_rdma_wr wr = { };
+	struct ib_rdma_wr wr;
 	int ret;
 
 	/*
@@ -538,9 +550,7 @@ static void svcrdma_ka_probe(struct svcrdma_xprt *xp)
 	WRITE_ONCE(xp->ka_last, jiffies);
 	smp_mb__before_atomic();
 	set_bit(SVCRDMA_F_KA_BUSY, &xp->flags);
-	wr.wr.opcode = IB_WR_RDMA_WRITE;
-	wr.wr.wr_cqe = &xp->ka_cqe;
-	wr.wr.send_flags = IB_SEND_SIGNALED;
+	svcrdma_zlw_init(&wr, &xp->ka_cqe);
 	ret = svcrdma_post(xp, &wr.wr, &bad);
 	if (ret) {
 		svcrdma_sq_put(xp, 1);
