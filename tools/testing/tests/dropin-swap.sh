@@ -62,18 +62,20 @@ in_memcg() {
 }
 
 # swap_watch: while the hog runs, log the paging every 30 s, so a run that
-# stops making progress shows where; after 7 minutes have every CPU and
-# every blocked task print its stack to the console (which fails the run).
+# stops making progress shows where; after 7 minutes (times TIME_SCALE: on
+# the debug kernel the same paging takes about 9 minutes) have every CPU
+# and every blocked task print its stack to the console (which fails the
+# run).
 swap_watch() {
-	local t psi
-	for ((t = 30; t <= 900; t += 30)); do
+	local t psi scale=${TIME_SCALE:-1}
+	for ((t = 30; t <= 900 * scale; t += 30)); do
 		sleep 30
 		psi=$(sed -n 's/^full avg10=\([^ ]*\).*/\1/p' /proc/pressure/memory 2>/dev/null)
 		log "after ${t} s: pswpout $(vmstat_of pswpout) pswpin $(vmstat_of pswpin)" \
 			"memory full avg10 ${psi:-?}" \
 			"hog $(tr '\n' ' ' </sys/fs/cgroup/hog/memory.events 2>/dev/null)"
-		if [ "$t" = 420 ]; then
-			log "no end after 420 s: stacks to the console"
+		if [ "$t" = $((420 * scale)) ]; then
+			log "no end after $t s: stacks to the console"
 			echo 1 >/proc/sys/kernel/sysrq
 			echo w >/proc/sysrq-trigger
 			echo l >/proc/sysrq-trigger
