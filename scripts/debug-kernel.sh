@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # debug-kernel.sh [--dir]: build the debug-tier kernel (Debian's own
-# linux-source-6.1, x86_64_defconfig + scripts/debug-kernel.config) once and
-# cache it outside the checkout, keyed by the source package's version and
-# the fragment's hash; a second run with the same key does nothing.
+# linux-source-6.1, x86_64_defconfig + scripts/debug-kernel.config, with
+# the fixes in scripts/debug-kernel-*.patch) once and cache it outside the
+# checkout, keyed by the source package's version and the hash of the
+# fragment and patches; a second run with the same key does nothing.
 #
 # The cache entry DEBUG_KERNEL_CACHE/<key>/ holds bzImage, System.map,
 # config, release, the source tree the modules were built in (src/, the
@@ -18,6 +19,9 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 frag=$top/scripts/debug-kernel.config
+# Fixes to the kernel itself, each for a fault that stopped the tier's
+# guests before any module of ours was loaded; every file says what and why.
+patches=("$top"/scripts/debug-kernel-*.patch)
 tarball=/usr/src/linux-source-6.1.tar.xz
 cache=${DEBUG_KERNEL_CACHE:-/var/cache/nfsrdma/debug-kernel}
 # Bump when the recipe below changes what gets built.
@@ -27,7 +31,7 @@ srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) || {
 	echo "debug-kernel: linux-source-6.1 is not installed (make setup)" >&2
 	exit 1
 }
-key=$srcver-$( (echo "recipe $recipe"; cat "$frag") | sha256sum | cut -c1-12)
+key=$srcver-$( (echo "recipe $recipe"; cat "$frag" "${patches[@]}") | sha256sum | cut -c1-12)
 dir=$cache/$key
 
 if [ "${1:-}" = --dir ]; then
@@ -69,6 +73,10 @@ echo "debug-kernel: unpacking $tarball ($srcver)"
 tar -xf "$tarball" -C "$dir"
 mv "$dir/linux-source-6.1" "$dir/src"
 cd "$dir/src"
+for p in "${patches[@]}"; do
+	echo "debug-kernel: applying ${p##*/}"
+	patch -p1 --quiet --forward <"$p"
+done
 
 make -s x86_64_defconfig
 scripts/kconfig/merge_config.sh -m .config "$frag" >/dev/null

@@ -324,8 +324,9 @@ vm_link_dead() {
 
 # How long a guest may take from its start to its test's first line.  The
 # debug kernel gets there in 20 to 30 s under TCG, Debian's in 5; one that
-# has not in 120 s has stopped (the debug kernel's RCU-tasks self-test
-# once stopped there), and every second waited past that is lost.
+# has not in 120 s has stopped (the debug kernel stopped in its RCU-tasks
+# self-test, a kernel deadlock that scripts/debug-kernel-rcu-tasks.patch
+# fixes), and every second waited past that is lost.
 VM_BOOT_SECONDS=${VM_BOOT_SECONDS:-120}
 
 # How long a guest may run on after its peer exited with a failure: enough
@@ -387,8 +388,8 @@ vm_wait() {
 			break
 		fi
 		# A kernel that stops before its initramfs hands over (seen on
-		# the debug kernel: idle in the RCU-tasks self-tests, its timer
-		# interrupt gone) never gets there.
+		# the debug kernel: a deadlock in the RCU-tasks self-test, now
+		# patched) never gets there.
 		if name=$(vm_boot_stalled "$rundir" "$@"); then
 			echo "$name" >"$rundir/boot.stalled"
 			vm_kill_all "$rundir" "timeout (boot stalled: $name had not begun its test ${VM_BOOT_SECONDS} s after it started)" "$@"
