@@ -6,7 +6,9 @@
 # chunk (O_DIRECT WRITE), a Write chunk (O_DIRECT READ), a Reply chunk (a
 # 2000-entry READDIR) and RDMA_NOMSG (a 300-entry NFSv3 SETACL, about
 # 3.7 KB with no DDP-eligible data, with rdma_max_inline_write lowered to
-# 1024 so it cannot go inline).  With our client the inline and NOMSG
+# 1024 so it cannot go inline).  Then nconnect=2, on NFSv3 and NFSv4.2:
+# two transports, both used (one for NFSv4 before Linux 6.9, whose NFS
+# client keeps nconnect to TCP there).  With our client the inline and NOMSG
 # cases are also confirmed call by call from the xprtrdma_marshal
 # tracepoint.
 #
@@ -160,6 +162,65 @@ paths_nomsg() {
 	return $rc
 }
 
+# kernel_before MAJOR MINOR: the guest's kernel is older than MAJOR.MINOR.
+kernel_before() {
+	local major minor
+	IFS=. read -r major minor _ <<<"$(uname -r)"
+	minor=${minor%%[!0-9]*}
+	((major < $1 || (major == $1 && minor < $2)))
+}
+
+# xprt_sends_all: the Sends count of each RDMA transport of $MNT, a line
+# each (nconnect gives a mount more than one).
+xprt_sends_all() {
+	awk -v m="$MNT" -v n="$F_SENDS" '
+		$1 == "device" { cur = ($5 == m) }
+		cur && $1 == "xprt:" && $2 == "rdma" { print $(n + 2) }
+	' /proc/self/mountstats
+}
+
+# nconnect=2 on NFSv$1: the calls of 4 MiB of direct I/O, 64 KiB apiece,
+# spread over two RDMA transports, each of which must carry some, and the
+# bytes read back whole.  NFSv3 does so on every kernel.  For NFSv4 it is
+# the NFS client, not the transport, that decides: 6.1's applies nconnect
+# to NFSv4 over TCP only, so there the mount must keep one transport;
+# from 6.9 ("NFS: enable nconnect for RDMA") it applies it over RDMA too,
+# so 6.12's mount has two.  A stable 6.1 that took that change would fail
+# here loudly, with two transports where one was expected.
+paths_nconnect() {
+	local v=$1 want=2 sends n s rc=0
+	if [ "$v" != 3 ] && kernel_before 6 9; then
+		want=1
+	fi
+	if ! nfs_mount "$v" nconnect=2; then
+		# Mounted but not as asked: do not leave it under the next case.
+		mountpoint -q "$MNT" && umount "$MNT"
+		return 1
+	fi
+	head -c 4194304 /dev/urandom >/tmp/nconnect.bin
+	if ! dd if=/tmp/nconnect.bin of="$MNT/paths/nconnect" bs=64k oflag=direct status=none ||
+		! dd if="$MNT/paths/nconnect" of=/tmp/nconnect.back bs=64k iflag=direct status=none ||
+		! cmp /tmp/nconnect.bin /tmp/nconnect.back; then
+		fail "nconnect: 4 MiB did not read back whole over NFSv$v"
+		rc=1
+	fi
+	sends=$(xprt_sends_all)
+	n=$(grep -c . <<<"$sends")
+	log "nconnect=2 NFSv$v on $(uname -r): $n RDMA transports, Sends: ${sends//$'\n'/ }"
+	if [ "$n" != "$want" ]; then
+		fail "nconnect: NFSv$v has $n RDMA transports, not $want"
+		rc=1
+	elif [ "$want" = 2 ]; then
+		for s in $sends; do
+			[ "$s" -gt 0 ] ||
+				{ fail "nconnect: a transport carried no call (${sends//$'\n'/ })"; rc=1; }
+		done
+	fi
+	rm -f "$MNT/paths/nconnect" /tmp/nconnect.bin /tmp/nconnect.back
+	nfs_umount || rc=1
+	return $rc
+}
+
 paths_version() {
 	local v=$1 rc=0
 	nfs_mount "$v" || return 1
@@ -185,6 +246,8 @@ paths_client() {
 	paths_version 3 || rc=1
 	paths_version 4.1 || rc=1
 	paths_nomsg || rc=1
+	subtest nfs3-nconnect paths_nconnect 3 || rc=1
+	subtest nfs4.2-nconnect paths_nconnect 4.2 || rc=1
 	return $rc
 }
 
