@@ -328,7 +328,10 @@ hs_outcome() {
 # hs_stall NAME: the cued call (the case starves the connection once it
 # has answered it), then uncached reads in a loop (its pid in HS_LOOP;
 # /tmp/hs.stop ends it) until none has finished for 3 s: our Sends have
-# stalled behind the server's missing receives.
+# stalled behind the server's missing receives.  Polled every half second:
+# the stall lasts only until the fabric's transport retry limit fails the
+# QP (about 5 s after the last read on 6.12's rxe), and everything the
+# callers do inside the stall must fit before that.
 hs_stall() {
 	local name=$1 i last=-1 still=0 n=0
 	timeout 55 cat "$MNT/HOSTILE-$name" >/dev/null 2>/tmp/hs.err || return 1
@@ -343,8 +346,8 @@ hs_stall() {
 		done
 	) &
 	HS_LOOP=$!
-	for ((i = 0; i < 60 && still < 3; i++)); do
-		sleep 1
+	for ((i = 0; i < 120 && still < 6; i++)); do
+		sleep 0.5
 		n=$(wc -l </tmp/hs.progress)
 		if [ "$n" = "$last" ]; then still=$((still + 1)); else still=0; fi
 		last=$n
@@ -367,7 +370,14 @@ os.listdir(fd)' "$HS_KMNT/dir-$name" /tmp/hs.go &
 	hs_stall "$name" || return 1
 	loop=$HS_LOOP
 	echo go >/tmp/hs.go
-	sleep 3
+	# Kill soon after the READDIR waits in the RPC layer (half a second
+	# more, scaled, for it to be sent and its chunk registered), not after
+	# a fixed pause that could outlast the stall.
+	for ((i = 0; i < 30 * ${TIME_SCALE:-1}; i++)); do
+		grep -q rpc /proc/"$ls"/stack 2>/dev/null && break
+		sleep 0.1
+	done
+	sleep "$(echo "0.5 * ${TIME_SCALE:-1}" | bc)"
 	log "$name: the listing waits in: $(head -12 /proc/"$ls"/stack 2>/dev/null | tr '\n' ' ')"
 	kill -9 "$ls"
 	date +%s.%N >/tmp/hs.killed
