@@ -179,7 +179,7 @@ xprt_sends_all() {
 	' /proc/self/mountstats
 }
 
-# nconnect=2 on NFSv$1: the calls of 4 MiB of direct I/O, 64 KiB apiece,
+# nconnect=2 on NFSv$1: the calls of 1 MiB of direct I/O, 64 KiB apiece,
 # spread over two RDMA transports, each of which must carry some, and the
 # bytes read back whole.  NFSv3 does so on every kernel.  For NFSv4 it is
 # the NFS client, not the transport, that decides: 6.1's applies nconnect
@@ -197,11 +197,11 @@ paths_nconnect() {
 		mountpoint -q "$MNT" && umount "$MNT"
 		return 1
 	fi
-	head -c 4194304 /dev/urandom >/tmp/nconnect.bin
+	head -c 1048576 /dev/urandom >/tmp/nconnect.bin
 	if ! dd if=/tmp/nconnect.bin of="$MNT/paths/nconnect" bs=64k oflag=direct status=none ||
 		! dd if="$MNT/paths/nconnect" of=/tmp/nconnect.back bs=64k iflag=direct status=none ||
 		! cmp /tmp/nconnect.bin /tmp/nconnect.back; then
-		fail "nconnect: 4 MiB did not read back whole over NFSv$v"
+		fail "nconnect: 1 MiB did not read back whole over NFSv$v"
 		rc=1
 	fi
 	sends=$(xprt_sends_all)
