@@ -749,9 +749,22 @@ void xprtrdma_connect_worker(struct work_struct *work)
 				    xp->connect_step, status);
 	}
 
+	/*
+	 * Hand the result to the tasks that wait for it before giving up
+	 * the write lock, never after.  Once the lock is released, a task
+	 * can send on the new connection and sleep on the same pending
+	 * queue for its reply; a late wake-up with 0 would then send it to
+	 * decode a reply that never came, and the core answers that by
+	 * closing this connection (seen on PREEMPT_RT, where the unlock
+	 * can preempt us in favour of that task).  A late failure status
+	 * would likewise reach a task already waiting on the next attempt.
+	 * While we hold the lock, every other sender waits on the sending
+	 * queue instead, so the wake-up reaches only this attempt's
+	 * waiters.
+	 */
 	xprt_clear_connecting(xprt);
-	xprt_unlock_connect(xprt, xp);
 	xprt_wake_pending_tasks(xprt, status);
+	xprt_unlock_connect(xprt, xp);
 	if (swapper)
 		memalloc_noreclaim_restore(noreclaim);
 	memalloc_nofs_restore(nofs);
