@@ -496,14 +496,19 @@ nfs_mount() {
 	esac
 }
 
-# xprt_field N: field N of the RDMA transport line of $MNT's mountstats,
-# counting from the first number after "rdma" (the field numbers of
-# Documentation/xprtrdma.rst).
-xprt_field() {
+# xprt_fields N: field N of each RDMA transport line of $MNT's mountstats,
+# a line each (nconnect gives a mount more than one), counting from the
+# first number after "rdma" (the field numbers of Documentation/xprtrdma.rst).
+xprt_fields() {
 	awk -v m="$MNT" -v n="$1" '
 		$1 == "device" { cur = ($5 == m) }
-		cur && $1 == "xprt:" && $2 == "rdma" { print $(n + 2); exit }
+		cur && $1 == "xprt:" && $2 == "rdma" { print $(n + 2) }
 	' /proc/self/mountstats
+}
+
+# xprt_field N: the same field of $MNT's first RDMA transport.
+xprt_field() {
+	xprt_fields "$1" | sed -n 1p
 }
 
 nfs_umount() {

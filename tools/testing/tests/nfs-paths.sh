@@ -170,15 +170,6 @@ kernel_before() {
 	((major < $1 || (major == $1 && minor < $2)))
 }
 
-# xprt_sends_all: the Sends count of each RDMA transport of $MNT, a line
-# each (nconnect gives a mount more than one).
-xprt_sends_all() {
-	awk -v m="$MNT" -v n="$F_SENDS" '
-		$1 == "device" { cur = ($5 == m) }
-		cur && $1 == "xprt:" && $2 == "rdma" { print $(n + 2) }
-	' /proc/self/mountstats
-}
-
 # nconnect=2 on NFSv$1: the calls of 1 MiB of direct I/O, 64 KiB apiece,
 # spread over two RDMA transports, each of which must carry some, and the
 # bytes read back whole.  NFSv3 does so on every kernel.  For NFSv4 it is
@@ -193,7 +184,8 @@ paths_nconnect() {
 		want=1
 	fi
 	if ! nfs_mount "$v" nconnect=2; then
-		# Mounted but not as asked: do not leave it under the next case.
+		# Mounted but not as asked: do not leave it under the next
+		# case.
 		mountpoint -q "$MNT" && umount "$MNT"
 		return 1
 	fi
@@ -204,7 +196,7 @@ paths_nconnect() {
 		fail "nconnect: 1 MiB did not read back whole over NFSv$v"
 		rc=1
 	fi
-	sends=$(xprt_sends_all)
+	sends=$(xprt_fields "$F_SENDS")
 	n=$(grep -c . <<<"$sends")
 	log "nconnect=2 NFSv$v on $(uname -r): $n RDMA transports, Sends: ${sends//$'\n'/ }"
 	if [ "$n" != "$want" ]; then
