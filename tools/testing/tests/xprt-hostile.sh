@@ -327,13 +327,17 @@ hs_outcome() {
 # /tmp/hs.killed gets the time of the kill.
 # hs_stall NAME: the cued call (the case starves the connection once it
 # has answered it), then uncached reads in a loop (its pid in HS_LOOP;
-# /tmp/hs.stop ends it) until none has finished for 3 s: our Sends have
-# stalled behind the server's missing receives.  Polled every half second:
-# the stall lasts only until the fabric's transport retry limit fails the
-# QP (about 5 s after the last read on 6.12's rxe), and everything the
-# callers do inside the stall must fit before that.
+# /tmp/hs.stop ends it) until none has finished for 1.5 s (scaled): our
+# Sends have stalled behind the server's missing receives.  A read takes
+# milliseconds here while the receives last, so a pause that long is the
+# stall.  It must not take longer to see, polled every half second: the
+# stall lasts only until the fabric's transport retry limit fails the QP
+# (about 5 s after the last read on 6.12's rxe), and everything the
+# callers do inside it must fit before that.  Waiting for 3 s, one case
+# in three on 6.12 saw the QP fail, and its call complete on a new
+# connection, before its kill.
 hs_stall() {
-	local name=$1 i last=-1 still=0 n=0
+	local name=$1 i last=-1 still=0 n=0 quiet=$((3 * ${TIME_SCALE:-1}))
 	timeout 55 cat "$MNT/HOSTILE-$name" >/dev/null 2>/tmp/hs.err || return 1
 	: >/tmp/hs.progress
 	rm -f /tmp/hs.stop
@@ -346,7 +350,7 @@ hs_stall() {
 		done
 	) &
 	HS_LOOP=$!
-	for ((i = 0; i < 120 && still < 6; i++)); do
+	for ((i = 0; i < 120 && still < quiet; i++)); do
 		sleep 0.5
 		n=$(wc -l </tmp/hs.progress)
 		if [ "$n" = "$last" ]; then still=$((still + 1)); else still=0; fi
@@ -356,7 +360,7 @@ hs_stall() {
 }
 
 hs_starve() {
-	local name=$1 loop ls i stack
+	local name=$1 loop ls i stack now deadline
 	date +%s.%N >/tmp/hs.killed
 	# The directory opened now, its listing read on cue: no lookup or
 	# revalidation stands between the cue and the READDIR.
@@ -381,12 +385,20 @@ os.listdir(fd)' "$HS_KMNT/dir-$name" /tmp/hs.go &
 	log "$name: the listing waits in: $(head -12 /proc/"$ls"/stack 2>/dev/null | tr '\n' ' ')"
 	kill -9 "$ls"
 	date +%s.%N >/tmp/hs.killed
-	sleep 1
-	stack=$(head -12 /proc/"$ls"/stack 2>/dev/null | tr '\n' ' ')
-	log "$name: a second after the kill it waits in: $stack"
-	for ((i = 0; i < 245; i++)); do
-		kill -0 "$ls" 2>/dev/null || break
-		sleep 0.2
+	# Where the killed task waits, sampled every tenth of a second until
+	# it is gone or 50 s have passed: on 6.12's rxe the QP's retry limit
+	# can end the stall, and with it the fence's wait, within a second of
+	# the kill, so one look a second later can miss a wait that happened.
+	deadline=$(echo "$(cat /tmp/hs.killed) + 50" | bc)
+	stack=""
+	while kill -0 "$ls" 2>/dev/null &&
+		(($(echo "$(date +%s.%N) < $deadline" | bc))); do
+		now=$(head -12 /proc/"$ls"/stack 2>/dev/null | tr '\n' ' ')
+		if [ -z "$stack" ] && [[ $now == *xprtrdma_invalidate* ]]; then
+			stack=$now
+			log "$name: after the kill it waits in: $stack"
+		fi
+		sleep 0.1
 	done
 	touch /tmp/hs.stop
 	if kill -0 "$ls" 2>/dev/null; then
