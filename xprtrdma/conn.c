@@ -714,6 +714,21 @@ void xprtrdma_connect_worker(struct work_struct *work)
 	/* A leftover connection would otherwise leak its resources. */
 	xprtrdma_ep_destroy(xp);
 
+	/*
+	 * The old connection's completions may have asked for a forced
+	 * disconnect.  Run now, that request would set XPRT_CLOSE_WAIT while
+	 * we hold the write lock, and releasing the lock would then close
+	 * the connection we are about to make.  With the old QP gone nothing
+	 * queues it again: cancel it and forget what it already asked.  A
+	 * new cookie marks every call sent before this point as sent on a
+	 * connection that is gone (xprtrdma_timer relies on it).
+	 */
+	cancel_work_sync(&xp->force_work);
+	spin_lock(&xprt->transport_lock);
+	clear_bit(XPRT_CLOSE_WAIT, &xprt->state);
+	xprt->connect_cookie++;
+	spin_unlock(&xprt->transport_lock);
+
 	xp->connect_step = "setup";
 	status = xprtrdma_ep_create(xp);
 	trace_xprtrdma_connect(xp, status);

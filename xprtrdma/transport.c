@@ -261,9 +261,16 @@ static void xprtrdma_inject_disconnect(struct rpc_xprt *xprt)
  * moving data through them; retransmitting on this connection would race
  * that and spend a receive the server never granted.  Start over on a new
  * connection, where the retransmission gets fresh registrations.
+ *
+ * Only a call sent on the current connection may close it.  When many
+ * calls time out together, the first one's close already replaced the
+ * connection the others were sent on; closing again would tear down the
+ * replacement too, over and over while the backlog drains.
  */
 static void xprtrdma_timer(struct rpc_xprt *xprt, struct rpc_task *task)
 {
+	if (task->tk_rqstp->rq_connect_cookie != READ_ONCE(xprt->connect_cookie))
+		return;
 	xprt_force_disconnect(xprt);
 }
 
