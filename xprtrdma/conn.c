@@ -611,8 +611,8 @@ static int xprtrdma_ep_create(struct xprtrdma_xprt *xp)
 	spin_unlock(&xprtrdma_eps_lock);
 
 	if (!(ep->device->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS)) {
-		pr_warn("xprtrdma: device %s does not support FRWR\n",
-			dev_name(&ep->device->dev));
+		pr_warn_ratelimited("xprtrdma: device %s does not support FRWR\n",
+				    dev_name(&ep->device->dev));
 		ret = -EOPNOTSUPP;
 		goto out_free;
 	}
@@ -681,6 +681,41 @@ void xprtrdma_ep_destroy(struct xprtrdma_xprt *xp)
 					       &ep->flags) ? "local close" :
 				  "teardown after disconnect", 0);
 	xprtrdma_ep_free(ep);
+}
+
+/*
+ * call_connect_status() knows the errors a socket connect can return (the
+ * cases passed through below) and fails the call on any other, which a
+ * hard mount reports to the application.  Setup can fail in ways a socket
+ * cannot (no memory for the QP, a device that went away, one without
+ * FRWR, an address that no longer resolves), so translate those once the
+ * transport has connected before: reconnects back off, and the device may
+ * come back.  Before the first connection there is no backoff and nothing
+ * to wait for, so let the mount fail rather than spin until its timeout.
+ */
+static int xprtrdma_connect_status(struct rpc_xprt *xprt, int status)
+{
+	switch (status) {
+	case 0:
+	case -ECONNREFUSED:
+	case -ECONNRESET:
+	case -ECONNABORTED:
+	case -ENETDOWN:
+	case -ENETUNREACH:
+	case -EHOSTUNREACH:
+	case -EADDRINUSE:
+	case -ENOTCONN:
+	case -ETIMEDOUT:
+	case -EAGAIN:
+	case -ENOBUFS:
+	case -EPIPE:
+	case -EPROTO:
+		return status;
+	case -ENOMEM:
+		/* Retried after a short delay, as a socket's would be. */
+		return -ENOBUFS;
+	}
+	return xprt->stat.connect_count ? -EAGAIN : status;
 }
 
 /**
@@ -778,7 +813,7 @@ void xprtrdma_connect_worker(struct work_struct *work)
 	 * waiters.
 	 */
 	xprt_clear_connecting(xprt);
-	xprt_wake_pending_tasks(xprt, status);
+	xprt_wake_pending_tasks(xprt, xprtrdma_connect_status(xprt, status));
 	xprt_unlock_connect(xprt, xp);
 	if (swapper)
 		memalloc_noreclaim_restore(noreclaim);
