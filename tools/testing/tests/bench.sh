@@ -15,6 +15,8 @@
 #   BENCH_LOADS     the fio jobs (and "meta") to run, all by default
 #   NET_MTU         the link's MTU (guest/lib.sh); with 9000 the test
 #                   checks that rxe took a 4096-byte path MTU
+#   BENCH_PROFILE   1: a flat perf profile of each fio job on both VMs,
+#                   profile-{client,server}-<job>.txt (see prof_report)
 #
 # Without them (vmtest.sh bench 2vm intree intree) it runs the NFS-over-RDMA
 # column once, which is a quick way to try a change to this file.  Raw
@@ -29,11 +31,14 @@ BENCH_FILE_MB=${BENCH_FILE_MB:-256}
 BENCH_PT_SECS=${BENCH_PT_SECS:-5}
 BENCH_PT_BW_OPTS=${BENCH_PT_BW_OPTS:-}
 BENCH_LOADS=${BENCH_LOADS:-seq-write seq-read rand-read rand-write qd1-read qd1-write meta}
+BENCH_PROFILE=${BENCH_PROFILE:-0}
 
 # 300 s for the boots and the server's setup, and 30 s beyond each of the
 # six fio jobs' and the metadata load's own time for start-up under TCG.
 # The host uses the same figure as its deadline.
 TIMEOUT=$((300 + 7 * (BENCH_RUNTIME + BENCH_RAMP + 30)))
+# perf's start-up and report take about a minute a job under TCG.
+[ "$BENCH_PROFILE" = 1 ] && TIMEOUT=$((TIMEOUT + 7 * 120))
 
 BENCH_FILE=bench.dat
 
@@ -196,6 +201,65 @@ cpu_mark() {
 	echo "$2 $(wire_bytes)" >>"/results/wire.$1"
 }
 
+# prof_start TAG / prof_stop: with BENCH_PROFILE=1, sample every CPU of
+# this VM (cpu-clock, which TCG guests have) while a job runs.  perf needs
+# tens of seconds under TCG to read the kernel's and the modules' symbols
+# before it samples anything, so it starts with its events disabled and
+# prof_start returns only once perf has acknowledged enabling them.  The
+# report waits for prof_report, after the last job, so that perf's own
+# work never lands inside another job's interval.
+prof_start() {
+	local ack
+	[ "$BENCH_PROFILE" = 1 ] || return 0
+	PROF_TAG=$1
+	rm -f /tmp/prof.ctl /tmp/prof.ack
+	mkfifo /tmp/prof.ctl /tmp/prof.ack || return 1
+	perf record -a -c 2000000 -e cpu-clock -D -1 \
+		--control=fifo:/tmp/prof.ctl,/tmp/prof.ack -o "/tmp/perf-$1.data" \
+		</dev/null >"/results/perf-$1.log" 2>&1 &
+	PROF_PID=$!
+	echo enable >/tmp/prof.ctl
+	read -r -t 300 ack </tmp/prof.ack
+	[ "$ack" = ack ] || log "perf for $1 did not acknowledge enable: '$ack'"
+}
+
+prof_stop() {
+	[ "$BENCH_PROFILE" = 1 ] && [ -n "${PROF_PID:-}" ] || return 0
+	kill -INT "$PROF_PID" 2>/dev/null
+	wait "$PROF_PID" || log "perf record for $PROF_TAG exited with $?"
+	PROF_PID=
+	PROF_DONE="${PROF_DONE:-} $PROF_TAG"
+}
+
+# prof_report: each profile as the share of samples per module (rxe, ours,
+# the in-tree rpcrdma, the kernel) and per symbol, in /results.
+prof_report() {
+	local t
+	for t in ${PROF_DONE:-}; do
+		perf report -i "/tmp/perf-$t.data" --stdio --no-children \
+			--sort dso >"/results/profile-$t.txt" 2>/dev/null
+		perf report -i "/tmp/perf-$t.data" --stdio --no-children \
+			--sort dso,sym --percent-limit 0.1 \
+			>>"/results/profile-$t.txt" 2>/dev/null ||
+			log "perf report for $t exited with $?"
+	done
+}
+
+# prof_server: the server's side of BENCH_PROFILE, following the client's
+# jobs through prof-<job>-start and -end signals.
+prof_server() {
+	local name rest
+	while read -r name rest; do
+		wanted "$name" || continue
+		await "prof-$name-start" "$TIMEOUT" || return 1
+		prof_start "server-$name"
+		signal "prof-$name-ready"
+		await "prof-$name-end" "$TIMEOUT"
+		prof_stop
+	done <<<"$BENCH_JOBS"
+	prof_report
+}
+
 # run_fio NAME RW BS IODEPTH: one job on the file the server laid out.
 # O_DIRECT keeps the client's page cache out of the numbers; the file
 # already has its full size, so fio writes over it rather than extending it.
@@ -203,12 +267,22 @@ cpu_mark() {
 # of the same interval, not fio's post-ramp count, are what the CPU time
 # is divided by.
 run_fio() {
+	local rc
+	if [ "$BENCH_PROFILE" = 1 ]; then
+		signal "prof-$1-start"
+		prof_start "client-$1"
+		await "prof-$1-ready" 300
+	fi
 	cpu_mark "$1" start
 	fio --name="$1" --filename="$MNT/$BENCH_FILE" --size="${BENCH_FILE_MB}M" \
 		--rw="$2" --bs="$3" --iodepth="$4" --ioengine=libaio --direct=1 \
 		--fallocate=none --time_based --runtime="$BENCH_RUNTIME" \
 		--ramp_time="$BENCH_RAMP" --output-format=json \
-		--output="/results/fio-$1.json" || fail "fio $1 exited with $?" || return 1
+		--output="/results/fio-$1.json"
+	rc=$?
+	prof_stop
+	[ "$BENCH_PROFILE" = 1 ] && signal "prof-$1-end"
+	[ "$rc" = 0 ] || fail "fio $1 exited with $rc" || return 1
 	cpu_mark "$1" end
 }
 
@@ -253,6 +327,7 @@ fio_clients() {
 		subtest meta run_meta || rc=1
 	fi
 	nfs_umount || rc=1
+	prof_report
 	return $rc
 }
 
@@ -278,7 +353,12 @@ test_server() {
 		nfs_server_start || { signal abort; return 1; }
 		bench_layout || { signal abort; nfs_server_stop; return 1; }
 		signal server-ready
+		if [ "$BENCH_PROFILE" = 1 ]; then
+			prof_server &
+			PROF_SERVER=$!
+		fi
 		await client-done "$TIMEOUT" || rc=1
+		[ -n "${PROF_SERVER:-}" ] && { wait "$PROF_SERVER" || rc=1; }
 		nfs_server_stop || rc=1
 		;;
 	*)
