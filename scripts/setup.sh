@@ -10,7 +10,7 @@ PKGS="build-essential bc flex bison libelf-dev kmod cpio busybox-static
 qemu-system-x86 linux-image-amd64 linux-headers-amd64 sparse
 rdma-core ibverbs-utils rdmacm-utils ibverbs-providers perftest
 libibverbs-dev librdmacm-dev
-nfs-kernel-server nfs-common rpcbind fio tshark iproute2 procps acl
+nfs-kernel-server nfs-common rpcbind fio tshark iproute2 procps acl linux-perf
 libcmocka-dev clang libclang-rt-14-dev gnuplot-nox python3 e2fsprogs util-linux
 linux-source-6.1 xz-utils libssl-dev rsync git lintian iputils-ping
 systemd dkms krb5-kdc krb5-admin-server krb5-user"

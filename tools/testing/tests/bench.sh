@@ -218,9 +218,10 @@ prof_start() {
 		--control=fifo:/tmp/prof.ctl,/tmp/prof.ack -o "/tmp/perf-$1.data" \
 		</dev/null >"/results/perf-$1.log" 2>&1 &
 	PROF_PID=$!
-	echo enable >/tmp/prof.ctl
-	read -r -t 300 ack </tmp/prof.ack
-	[ "$ack" = ack ] || log "perf for $1 did not acknowledge enable: '$ack'"
+	# Opening a FIFO blocks until perf opens its end: bounded, so that a
+	# perf that failed to start cannot hang the job.
+	ack=$(timeout 300 sh -c 'echo enable >/tmp/prof.ctl && read -r a </tmp/prof.ack && echo "$a"')
+	[ "$ack" = ack ] || log "perf for $1 did not acknowledge enable: '$ack' (see perf-$1.log)"
 }
 
 prof_stop() {
@@ -246,12 +247,16 @@ prof_report() {
 }
 
 # prof_server: the server's side of BENCH_PROFILE, following the client's
-# jobs through prof-<job>-start and -end signals.
+# jobs through prof-<job>-start and -end signals.  A client that stopped
+# before a job (a failed mount) never starts it: client-done ends the wait.
 prof_server() {
 	local name rest
 	while read -r name rest; do
 		wanted "$name" || continue
-		await "prof-$name-start" "$TIMEOUT" || return 1
+		until signalled "prof-$name-start"; do
+			signalled client-done && break 2
+			sleep 1
+		done
 		prof_start "server-$name"
 		signal "prof-$name-ready"
 		await "prof-$name-end" "$TIMEOUT"
