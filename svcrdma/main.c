@@ -18,7 +18,7 @@ MODULE_PARM_DESC(credits, "RPC credits granted per connection (8-1024, default 6
 
 module_param_named(max_inline, svcrdma_max_inline, uint, 0444);
 MODULE_PARM_DESC(max_inline,
-		 "receive buffer size and largest inline reply in bytes (1024-65536, multiple of 1024, default 4096); same as sunrpc.svc_rdma.max_req_size");
+		 "receive buffer size and largest inline reply in bytes (1024-65536, multiple of 1024, default 8192); same as sunrpc.svc_rdma.max_req_size");
 
 unsigned int svcrdma_keepalive = 30;
 module_param_named(keepalive, svcrdma_keepalive, uint, 0444);

@@ -41,9 +41,13 @@
  * Inline sizes we advertise in RFC 8797 private data: the defaults of the
  * rdma_max_inline_read/write sysctls and their bounds.  The private data
  * carries multiples of 1 KiB; the upper bound keeps each send and receive
- * buffer an order-2 allocation at most.
+ * buffer an order-2 allocation at most.  The default is 8 KiB, not the
+ * in-tree's 4 KiB: a server that advertises as much (ours does) returns a
+ * 4 KiB READ inline in one Send, where at 4 KiB it needs a Write chunk and
+ * an MR registered and invalidated per call.  Against a server that
+ * advertises 4 KiB or none, the negotiated size is the smaller one anyway.
  */
-#define XPRTRDMA_INLINE_DEFAULT		4096
+#define XPRTRDMA_INLINE_DEFAULT		8192
 #define XPRTRDMA_INLINE_MIN		1024
 #define XPRTRDMA_INLINE_MAX		16384
 

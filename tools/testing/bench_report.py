@@ -63,13 +63,13 @@ PERFTESTS = [
 # Known columns first, in this order; any other column a future make-bench.sh
 # adds is reported after them without a change here.
 COLUMN_ORDER = ["rdma-intree", "rdma-ours-client", "rdma-ours-server",
-                "rdma-ours", "rdma-ours-inline8k", "rdma-intree-jumbo",
+                "rdma-ours", "rdma-ours-inline4k", "rdma-intree-jumbo",
                 "rdma-ours-jumbo", "tcp", "rxe"]
 RATIOS = [("client ours/intree", "rdma-ours-client", "rdma-intree"),
           ("server ours/intree", "rdma-ours-server", "rdma-intree"),
           ("both ours/intree", "rdma-ours", "rdma-intree"),
-          ("both ours 8 KiB inline/intree", "rdma-ours-inline8k", "rdma-intree"),
-          ("8 KiB inline/4 KiB, ours both", "rdma-ours-inline8k", "rdma-ours"),
+          ("both ours 4 KiB inline/intree", "rdma-ours-inline4k", "rdma-intree"),
+          ("8 KiB inline/4 KiB, ours both", "rdma-ours", "rdma-ours-inline4k"),
           ("MTU 9000 both ours/intree", "rdma-ours-jumbo", "rdma-intree-jumbo"),
           ("tcp/intree", "tcp", "rdma-intree")]
 

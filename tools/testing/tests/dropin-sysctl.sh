@@ -8,16 +8,17 @@
 # ranges are the in-tree's as measured black-box on Debian's 6.1 kernel
 # (the same test with client=intree server=intree, in make check-full, is
 # the reference).  Then the settings must take effect for a new
-# connection: with the server at max_requests=16 and max_req_size=8192 and
-# the client's inline sizes at 8192, our server grants 16 credits and our
-# client sends 8 KiB inline; a slot table of 300 (beyond what our client
+# connection: with the server at max_requests=16 and max_req_size=12288 and
+# the client's inline sizes at 12288, our server grants 16 credits and our
+# client sends 12 KiB inline (neither is a default of ours or the
+# in-tree's, so only the settings can have made them); a slot table of 300 (beyond what our client
 # uses) still mounts and moves data.
 #
 # In two VMs each side loads the settings its own module has (the client's
 # sunrpc.rdma_*, the server's sunrpc.svc_rdma.*), so ours is checked
 # against the in-tree peer: our client must see the in-tree server's
 # max_requests=16 as a grant of 16 credits, and our server must grant the
-# in-tree client 16 and hear its 8 KiB inline sizes in the RFC 8797 private
+# in-tree client 16 and hear its 12 KiB inline sizes in the RFC 8797 private
 # data (our server's accept tracepoint).  A side with nothing of ours says
 # so in its log; its TAP line then only proves the mount and the data.
 
@@ -52,6 +53,23 @@ role_settings() {
 settings_file() {
 	role_settings "$2" | awk -v c="$1" -v r="$2" '{ print $1 " = " $c }
 		END { if (r != "server") print "sunrpc.rdma_pad_optimize = 1" }'
+}
+
+# save_settings ROLE: the role's settings as they are now, name=value,
+# for restore_settings.  The tests that share a boot with this one must
+# run at the loaded module's own defaults (ours differ from the in-tree's
+# for the inline sizes), not at whatever this test wrote last.
+save_settings() {
+	local name rest
+	role_settings "$1" | while read -r name rest; do
+		echo "$name=$(sysctl -n "$name")"
+	done
+}
+
+# restore_settings SAVED: write back what save_settings found.
+restore_settings() {
+	# shellcheck disable=SC2086
+	sysctl -q -w $1 || fail "cannot restore the settings found: $1"
 }
 
 # load_settings COLUMN [ROLE]
@@ -98,8 +116,8 @@ range_cases() {
 }
 
 # The values takes_effect sets, per role.
-SERVER_EFFECT="sunrpc.svc_rdma.max_requests=16 sunrpc.svc_rdma.max_req_size=8192"
-CLIENT_EFFECT="sunrpc.rdma_max_inline_read=8192 sunrpc.rdma_max_inline_write=8192 sunrpc.rdma_slot_table_entries=300"
+SERVER_EFFECT="sunrpc.svc_rdma.max_requests=16 sunrpc.svc_rdma.max_req_size=12288"
+CLIENT_EFFECT="sunrpc.rdma_max_inline_read=12288 sunrpc.rdma_max_inline_write=12288 sunrpc.rdma_slot_table_entries=300"
 ACCEPT_EVENT=svcrdma/svcrdma_accept
 
 # server_trace: our server records each connection it accepts (its own
@@ -109,8 +127,8 @@ server_trace() {
 	trace_event_on $ACCEPT_EVENT
 }
 
-# server_effect_check: our server grants max_requests=16, receives 8 KiB
-# (max_req_size), and heard 8 KiB inline both ways from the client, ours
+# server_effect_check: our server grants max_requests=16, receives 12 KiB
+# (max_req_size), and heard 12 KiB inline both ways from the client, ours
 # or the in-tree, on every connection it accepted.
 server_effect_check() {
 	local credits accepts rc=0
@@ -122,8 +140,8 @@ server_effect_check() {
 	accepts=$(grep 'svcrdma_accept:' $TRACEFS/trace)
 	log "server accepted: $accepts"
 	[ -n "$accepts" ] || { fail "no connection was accepted"; return 1; }
-	if grep -v 'credits=16 recv_size=8192 .*peer_send=8192 peer_recv=8192 ' <<<"$accepts" | grep -q .; then
-		fail "a connection did not take max_requests=16, max_req_size=8192 and the client's 8 KiB inline"
+	if grep -v 'credits=16 recv_size=12288 .*peer_send=12288 peer_recv=12288 ' <<<"$accepts" | grep -q .; then
+		fail "a connection did not take max_requests=16, max_req_size=12288 and the client's 12 KiB inline"
 		rc=1
 	fi
 	return $rc
@@ -147,7 +165,7 @@ client_mount_io() {
 	return $rc
 }
 
-# client_effect: our client sent and received 8 KiB inline and followed
+# client_effect: our client sent and received 12 KiB inline and followed
 # the server's grant of 16 credits (either server's max_requests=16).
 client_effect() {
 	local f grants rc=0
@@ -155,8 +173,8 @@ client_effect() {
 	trace_event_off $CREDITS_EVENT
 	f=$(dmesg | grep 'xprtrdma: connected to')
 	log "client: $f"
-	[[ $f == *"inline send 8192, recv 8192"* ]] ||
-		{ fail "inline sizes of 8192 did not take effect: $f"; rc=1; }
+	[[ $f == *"inline send 12288, recv 12288"* ]] ||
+		{ fail "inline sizes of 12288 did not take effect: $f"; rc=1; }
 	grants=$(grep -o 'granted=[0-9]*' $TRACEFS/trace | sort -u | tr '\n' ' ')
 	log "client: credit grants seen: $grants"
 	[ "$grants" = "granted=16 " ] ||
@@ -186,11 +204,12 @@ takes_effect() {
 }
 
 sysctl_cases() {
-	local rc=0
+	local rc=0 saved
 	nfs_client_prepare || return 1
+	saved=$(save_settings both)
 	range_cases both || rc=1
 	subtest sysctl-takes-effect takes_effect || rc=1
-	load_settings 4 || rc=1
+	restore_settings "$saved" || rc=1
 	return $rc
 }
 
@@ -217,8 +236,9 @@ server_effect() {
 }
 
 test_server() {
-	local rc=0
+	local rc=0 saved
 	load_transport server || { signal abort; return 1; }
+	saved=$(save_settings server)
 	range_cases server || rc=1
 	# shellcheck disable=SC2086
 	sysctl -q -w $SERVER_EFFECT || { fail "cannot set the test values"; signal abort; return 1; }
@@ -229,7 +249,7 @@ test_server() {
 	subtest sysctl-takes-effect-server server_effect || rc=1
 	await client-done 600 || rc=1
 	nfs_server_stop || rc=1
-	load_settings 4 server || rc=1
+	restore_settings "$saved" || rc=1
 	return $rc
 }
 
@@ -257,11 +277,12 @@ client_takes_effect() {
 }
 
 test_client() {
-	local rc=0
+	local rc=0 saved
 	nfs_client_prepare || { client_gave_up; signal client-done; return 1; }
+	saved=$(save_settings client)
 	range_cases client || rc=1
 	subtest sysctl-takes-effect-client client_takes_effect || rc=1
 	signal client-done
-	load_settings 4 client || rc=1
+	restore_settings "$saved" || rc=1
 	return $rc
 }
