@@ -44,6 +44,7 @@ void svcrdma_rw_init(struct svcrdma_rw_set *set, enum dma_data_direction dir)
 	set->nr_wrs = 0;
 	set->dir = dir;
 	set->status = IB_WC_SUCCESS;
+	set->pinned = false;
 	init_completion(&set->done);
 }
 
@@ -250,23 +251,59 @@ int svcrdma_rw_read_wait(struct svcrdma_xprt *xp, struct svcrdma_rw_set *set)
 }
 
 /**
+ * svcrdma_rw_pin - keep the pages a set reads from alive until its release
+ * @set: set built from a reply, not yet posted
+ *
+ * Takes one page reference per scatter entry, so an async reply's Writes
+ * may still read pages nfsd has let go of (see svcrdma_sendto()).
+ *
+ * Context: any.
+ *
+ * Return: the number of references taken.
+ */
+unsigned int svcrdma_rw_pin(struct svcrdma_rw_set *set)
+{
+	struct svcrdma_rw_op *op;
+	struct scatterlist *sg;
+	unsigned int i, n = 0;
+
+	list_for_each_entry(op, &set->ops, node)
+		for_each_sg(op->sgl, sg, op->nents, i) {
+			get_page(sg_page(sg));
+			n++;
+		}
+	set->pinned = true;
+	return n;
+}
+
+/**
  * svcrdma_rw_release - undo svcrdma_rw_add() for every op in a set
  * @xp: connection the set was built for
- * @set: set whose work requests have all completed, were never posted, or
- *	were found lost behind a completed flush marker
+ * @set: set whose work requests have all completed, were never posted,
+ *	were found lost behind a completed flush marker, or were drained
+ *	before the QP is destroyed
  *
- * Context: process.
+ * Drops the page references svcrdma_rw_pin() took, if it did.
+ *
+ * Context: process (an nfsd thread, the send CQ's work item, or
+ * xpo_free).
  */
 void svcrdma_rw_release(struct svcrdma_xprt *xp, struct svcrdma_rw_set *set)
 {
 	struct svcrdma_rw_op *op, *next;
+	struct scatterlist *sg;
+	unsigned int i;
 
 	list_for_each_entry_safe(op, next, &set->ops, node) {
 		list_del(&op->node);
 		rdma_rw_ctx_destroy(&op->ctx, xp->qp, xp->port, op->sgl,
 				    op->nents, set->dir);
+		if (set->pinned)
+			for_each_sg(op->sgl, sg, op->nents, i)
+				put_page(sg_page(sg));
 		svcrdma_mem_sub(op->size);
 		kfree(op);
 	}
 	set->nr_wrs = 0;
+	set->pinned = false;
 }

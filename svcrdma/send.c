@@ -12,11 +12,18 @@
  * RDMA Writes are chained in front of the Send, so one post carries the
  * whole reply and the Send's completion means every Write finished.
  *
- * sendto waits for that completion when there are Writes: they read
- * nfsd's reply pages, which nfsd releases as soon as sendto returns.
- * Inline replies are copied into the send buffer, so those, RDMA_ERROR
- * replies and backchannel Calls are posted and left to the completion
- * handler, which recycles the send context.
+ * Every reply is posted and left to the completion handler, which
+ * recycles the send context; nfsd's thread goes on to its next call
+ * without waiting a round trip for the client's acknowledgement, but for
+ * the cases below.  Inline
+ * replies, RDMA_ERROR replies and backchannel Calls are copied into the
+ * send buffer.  A reply's Writes read nfsd's pages in place: those pages
+ * are the ones nfsd drops after every reply (rq_respages up to
+ * rq_next_page, refilled with fresh pages for its next call), so a page
+ * reference per scatter entry keeps them for the Writes until the Send
+ * completes.  Only a reply whose pages lie elsewhere, or one on a
+ * connection that already pins SVCRDMA_HELD_MAX bytes of pages, makes
+ * nfsd wait for its Send (write_waits counts those).
  */
 
 #include <linux/slab.h>
@@ -28,6 +35,35 @@
 
 static void svcrdma_send_put(struct svcrdma_xprt *xp,
 			     struct svcrdma_send_ctxt *sc);
+
+/*
+ * Release an async reply's Writes and the pages they pinned, if @sc still
+ * holds them.  Whoever clears @writes_held under @held_lock releases
+ * them, outside it; @writes_releasing counts releases under way, so that
+ * svcrdma_sends_release_lost() can wait for a late completion's release
+ * before the QP the Writes were built on goes.
+ * Return: true if this call released them.
+ */
+static bool svcrdma_writes_drop(struct svcrdma_xprt *xp,
+				struct svcrdma_send_ctxt *sc)
+{
+	bool mine;
+
+	spin_lock(&xp->held_lock);
+	mine = sc->writes_held;
+	if (mine) {
+		sc->writes_held = false;
+		xp->held_bytes -= sc->held_bytes;
+		atomic_inc(&xp->writes_releasing);
+	}
+	spin_unlock(&xp->held_lock);
+	if (!mine)
+		return false;
+	svcrdma_rw_release(xp, &sc->writes);
+	if (atomic_dec_and_test(&xp->writes_releasing))
+		wake_up_var(&xp->writes_releasing);
+	return true;
+}
 
 static void svcrdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -111,6 +147,37 @@ int svcrdma_sends_create(struct svcrdma_xprt *xp)
 }
 
 /**
+ * svcrdma_sends_release_lost - release the Writes of Sends never completed
+ * @xp: connection whose QP has been drained but still exists
+ *
+ * An async reply whose Send never completed keeps its Writes: the
+ * provider lost the completion, or the post failed part way and Writes
+ * ahead of the failure may have run.  Their DMA mappings (and any MRs
+ * rdma_rw took from the QP's pool) and page references go here, while
+ * the QP they were built on is still there; the drained QP executes
+ * nothing more.  A completion the provider delivers late may be
+ * releasing its own at the same time: wait for that too.
+ *
+ * Context: process (xpo_free), after ib_drain_qp().
+ */
+void svcrdma_sends_release_lost(struct svcrdma_xprt *xp)
+{
+	unsigned int i, lost = 0;
+
+	for (i = 0; xp->sends && i < xp->nr_sends; i++)
+		if (svcrdma_writes_drop(xp, xp->sends[i]))
+			lost++;
+	wait_var_event(&xp->writes_releasing,
+		       !atomic_read(&xp->writes_releasing));
+	if (lost) {
+		svcrdma_stat_add(SVCRDMA_STAT_LOST_COMPLETIONS, lost);
+		pr_warn_ratelimited("svcrdma: %u replies to %s never completed; released their RDMA Writes at teardown\n",
+				    lost, xp->xprt.xpt_remotebuf);
+	}
+	WARN_ON_ONCE(xp->held_bytes);
+}
+
+/**
  * svcrdma_sends_destroy - free the send context pool
  * @xp: connection whose QP and CQs are gone, so no handler can run
  *
@@ -125,6 +192,9 @@ void svcrdma_sends_destroy(struct svcrdma_xprt *xp)
 		return;
 	for (i = 0; i < xp->nr_sends; i++) {
 		struct svcrdma_send_ctxt *sc = xp->sends[i];
+
+		/* svcrdma_sends_release_lost() ran while the QP existed. */
+		WARN_ON_ONCE(sc->writes_held);
 
 		ib_dma_unmap_single(xp->dev, sc->sge.addr, xp->inline_send,
 				    DMA_TO_DEVICE);
@@ -173,8 +243,10 @@ static struct svcrdma_send_ctxt *svcrdma_send_get(struct svcrdma_xprt *xp)
 static void svcrdma_send_put(struct svcrdma_xprt *xp,
 			     struct svcrdma_send_ctxt *sc)
 {
+	/* A lost context's Writes wait for svcrdma_sends_release_lost(). */
 	if (sc->lost)
 		return;
+	svcrdma_writes_drop(xp, sc);
 	spin_lock(&xp->send_lock);
 	list_add(&sc->node, &xp->send_free);
 	spin_unlock(&xp->send_lock);
@@ -227,6 +299,14 @@ static int svcrdma_post_send(struct svcrdma_xprt *xp,
 		svcrdma_post_failed(xp, first, bad);
 		svcrdma_sq_put(xp, nr);
 		ret = -ENOTCONN;
+		/*
+		 * Writes ahead of @bad went out unsignaled: nothing says when
+		 * they stop reading the pinned pages but the drain.
+		 */
+		if (async && bad != first && sc->writes_held) {
+			sc->lost = true;
+			return ret;
+		}
 		goto out_put;
 	}
 	if (async)
@@ -642,12 +722,101 @@ static void svcrdma_reply_account(struct svcrdma_xprt *xp, __be32 xid,
 			    ri->write_bytes, ri->reply_bytes, inv_rkey != 0);
 }
 
+/* Is @page one nfsd drops after this reply (rq_respages to rq_next_page)? */
+static bool svcrdma_page_dropped(const struct svc_rqst *rqstp,
+				 const struct page *page)
+{
+	struct page **pp;
+
+	for (pp = rqstp->rq_respages; pp < rqstp->rq_next_page; pp++)
+		if (*pp == page)
+			return true;
+	return false;
+}
+
+static bool svcrdma_kvec_dropped(const struct svc_rqst *rqstp,
+				 const struct kvec *kv)
+{
+	const u8 *p = kv->iov_base;
+	const u8 *end = p + kv->iov_len;
+
+	for (; p < end; p = (const u8 *)PAGE_ALIGN((unsigned long)p + 1))
+		if (!svcrdma_page_dropped(rqstp, virt_to_page(p)))
+			return false;
+	return true;
+}
+
+/*
+ * May the reply's Writes outlive sendto?  Only if nfsd will not write
+ * into any page of rq_res again: svc_free_res_pages() drops rq_respages
+ * up to rq_next_page after every reply and svc_alloc_arg() refills those
+ * slots with fresh pages, while the pages before rq_respages (the call's)
+ * and past rq_next_page are reused in place.  nfsd builds every reply in
+ * the first kind; anything else waits.
+ */
+static bool svcrdma_reply_pages_dropped(const struct svc_rqst *rqstp)
+{
+	const struct xdr_buf *xdr = &rqstp->rq_res;
+
+	if (xdr->head[0].iov_len &&
+	    !svcrdma_kvec_dropped(rqstp, &xdr->head[0]))
+		return false;
+	if (xdr->page_len) {
+		struct page **first = xdr->pages + (xdr->page_base >> PAGE_SHIFT);
+		struct page **last = xdr->pages +
+			((xdr->page_base + xdr->page_len - 1) >> PAGE_SHIFT);
+
+		if (first < rqstp->rq_respages || last >= rqstp->rq_next_page)
+			return false;
+	}
+	if (xdr->tail[0].iov_len &&
+	    !svcrdma_kvec_dropped(rqstp, &xdr->tail[0]))
+		return false;
+	return true;
+}
+
+/*
+ * Hand @sc's Writes to the completion handler, with a reference on every
+ * page they read, unless the reply's pages are not nfsd's to drop or the
+ * connection already pins SVCRDMA_HELD_MAX bytes of pages.  The charge is
+ * a page per reference, whatever part of it the Writes read; one reply
+ * may take the connection past the bound, the next one then waits.
+ */
+static bool svcrdma_writes_hold(struct svcrdma_xprt *xp,
+				struct svcrdma_send_ctxt *sc,
+				const struct svc_rqst *rqstp)
+{
+	unsigned int pages;
+	bool held = false;
+
+	if (!svcrdma_reply_pages_dropped(rqstp))
+		return false;
+	spin_lock(&xp->held_lock);
+	if (xp->held_bytes < SVCRDMA_HELD_MAX) {
+		sc->held_bytes = 0;
+		sc->writes_held = true;
+		held = true;
+	}
+	spin_unlock(&xp->held_lock);
+	if (!held)
+		return false;
+	/* Not posted yet: no handler can drop them meanwhile. */
+	pages = svcrdma_rw_pin(&sc->writes);
+	spin_lock(&xp->held_lock);
+	sc->held_bytes = pages * PAGE_SIZE;
+	xp->held_bytes += sc->held_bytes;
+	spin_unlock(&xp->held_lock);
+	return true;
+}
+
 /**
  * svcrdma_sendto - xpo_sendto: transmit the reply in rqstp->rq_res
  * @rqstp: request being answered; rq_xprt_ctxt holds its call
  *
- * Context: nfsd thread; sleeps until the reply's Send completes (a reply
- * with RDMA Writes), at most until the send queue is found stalled.
+ * Context: nfsd thread; may sleep for a send context and send queue
+ * slots.  Sleeps until the reply's Send completes only when its RDMA
+ * Writes cannot be left to the completion handler (svcrdma_writes_hold()),
+ * at most until the send queue is found stalled.
  *
  * Return: bytes of RPC reply sent, or a negative errno; -ENOTCONN when
  * the connection is gone (svc_send() treats that as a drop).
@@ -660,7 +829,6 @@ int svcrdma_sendto(struct svc_rqst *rqstp)
 	struct xdr_buf *xdr = &rqstp->rq_res;
 	struct svcrdma_send_ctxt *sc;
 	struct svcrdma_reply_info ri;
-	struct svcrdma_rw_set set;
 	u32 inv_rkey;
 	int len, ret;
 
@@ -672,10 +840,10 @@ int svcrdma_sendto(struct svc_rqst *rqstp)
 
 	/* Before the call's chunk lists become the reply's. */
 	inv_rkey = svcrdma_inv_rkey(xp, rc);
-	svcrdma_rw_init(&set, DMA_TO_DEVICE);
-	len = svcrdma_build_reply(xp, sc, &set, rc, xdr, &ri);
+	svcrdma_rw_init(&sc->writes, DMA_TO_DEVICE);
+	len = svcrdma_build_reply(xp, sc, &sc->writes, rc, xdr, &ri);
 	if (len < 0) {
-		svcrdma_rw_release(xp, &set);
+		svcrdma_rw_release(xp, &sc->writes);
 		if (len == -E2BIG || len == -EINVAL) {
 			pr_warn_ratelimited("svcrdma: reply to %s (xid 0x%08x) does not fit its chunks\n",
 					    xprt->xpt_remotebuf,
@@ -701,11 +869,17 @@ int svcrdma_sendto(struct svc_rqst *rqstp)
 	}
 
 	/* An inline reply was copied out of nfsd's pages: no need to wait. */
-	if (!set.nr_wrs) {
+	if (!sc->writes.nr_wrs) {
 		ret = svcrdma_post_send(xp, sc, len, NULL, inv_rkey, true);
+	} else if (svcrdma_writes_hold(xp, sc, rqstp)) {
+		/* From here @sc and its Writes belong to the handler. */
+		ret = svcrdma_post_send(xp, sc, len, &sc->writes, inv_rkey,
+					true);
 	} else {
-		ret = svcrdma_post_send(xp, sc, len, &set, inv_rkey, false);
-		svcrdma_rw_release(xp, &set);
+		svcrdma_stat_inc(SVCRDMA_STAT_WRITE_WAITS);
+		ret = svcrdma_post_send(xp, sc, len, &sc->writes, inv_rkey,
+					false);
+		svcrdma_rw_release(xp, &sc->writes);
 		svcrdma_send_put(xp, sc);
 	}
 	if (ret)

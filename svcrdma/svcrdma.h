@@ -28,6 +28,13 @@
 /* Largest NFS READ/WRITE payload we let nfsd negotiate over RDMA. */
 #define SVCRDMA_MAX_PAYLOAD	(1024 * 1024)
 
+/*
+ * Bytes of reply pages one connection's RDMA Writes may keep pinned after
+ * nfsd has moved on (send.c).  Past it, nfsd waits for the Writes, which
+ * also paces a client that reads faster than it acknowledges.
+ */
+#define SVCRDMA_HELD_MAX	(16 * 1024 * 1024)
+
 /* Bits in struct svcrdma_xprt.flags */
 enum {
 	SVCRDMA_F_LISTENER,	/* this is a listening endpoint */
@@ -69,6 +76,7 @@ enum svcrdma_stat {
 	SVCRDMA_STAT_CONNS_ACCEPTED,
 	SVCRDMA_STAT_REQUESTS_REFUSED,
 	SVCRDMA_STAT_RELISTENS,
+	SVCRDMA_STAT_WRITE_WAITS,
 	/* gauges from here on */
 	SVCRDMA_STAT_REQUESTS_PENDING,
 	SVCRDMA_STAT_CONNS_ACTIVE,
@@ -125,6 +133,10 @@ enum svcrdma_stat {
  * @post_sem: read-held around every ib_post_send() on @qp, write-held
  *	while the flush marker is posted, so that it follows them all
  * @marker_cqe: completion entry of the flush marker
+ * @held_lock: protects @held_bytes and every send context's @writes_held
+ * @held_bytes: page bytes async replies still pin, bounded by
+ *	SVCRDMA_HELD_MAX
+ * @writes_releasing: releases of async replies' Writes under way
  * @health: periodic stall check and dead-peer probe
  * @ka_last: jiffies when the last probe was posted
  * @ka_cqe: completion entry of the probe (a zero-length RDMA Write)
@@ -177,6 +189,9 @@ struct svcrdma_xprt {
 	wait_queue_head_t	sq_wait;
 	struct rw_semaphore	post_sem;
 	struct ib_cqe		marker_cqe;
+	spinlock_t		held_lock;
+	u64			held_bytes;
+	atomic_t		writes_releasing;
 
 	struct delayed_work	health;
 	unsigned long		ka_last;
@@ -201,6 +216,8 @@ struct svcrdma_payload {
  * @cqe: completion entry of a Read chain's last (signaled) WR
  * @done: completed by the Read chain's completion handler
  * @status: its work completion status
+ * @pinned: svcrdma_rw_pin() took a page reference per scatter entry,
+ *	which svcrdma_rw_release() drops
  */
 struct svcrdma_rw_set {
 	struct list_head	ops;
@@ -209,6 +226,7 @@ struct svcrdma_rw_set {
 	struct ib_cqe		cqe;
 	struct completion	done;
 	enum ib_wc_status	status;
+	bool			pinned;
 };
 
 /**
@@ -261,6 +279,13 @@ struct svcrdma_recv_ctxt {
  * @posted: jiffies when it was posted, meaningful with @inflight
  * @sq_slots: send queue slots the post reserved, returned on completion
  * @buf: the send buffer, @xp->inline_send bytes, DMA-mapped for its life
+ * @writes: the reply's RDMA Writes, chained in front of the Send
+ * @writes_held: an async reply's @writes (and the nfsd pages they pinned)
+ *	wait for the Send's completion; under @xp->held_lock, whoever clears
+ *	it releases them (the completion handler, a failed post, or
+ *	svcrdma_sends_release_lost() for a Send that never completed)
+ * @held_bytes: a page's worth per reference @writes took, charged to
+ *	@xp->held_bytes
  */
 struct svcrdma_send_ctxt {
 	struct list_head	node;
@@ -276,6 +301,9 @@ struct svcrdma_send_ctxt {
 	unsigned long		posted;
 	unsigned int		sq_slots;
 	void			*buf;
+	struct svcrdma_rw_set	writes;
+	bool			writes_held;
+	u32			held_bytes;
 };
 
 
@@ -364,6 +392,7 @@ void svcrdma_release_ctxt(struct svc_xprt *xprt, void *ctxt);
 /* send.c */
 int svcrdma_sends_create(struct svcrdma_xprt *xp);
 void svcrdma_sends_destroy(struct svcrdma_xprt *xp);
+void svcrdma_sends_release_lost(struct svcrdma_xprt *xp);
 void svcrdma_send_error(struct svcrdma_xprt *xp, __be32 xid, int err,
 			const char *where);
 int svcrdma_sendto(struct svc_rqst *rqstp);
@@ -387,5 +416,6 @@ struct ib_send_wr *svcrdma_rw_chain(struct svcrdma_xprt *xp,
 				    struct ib_send_wr *tail);
 int svcrdma_rw_read_wait(struct svcrdma_xprt *xp, struct svcrdma_rw_set *set);
 void svcrdma_rw_release(struct svcrdma_xprt *xp, struct svcrdma_rw_set *set);
+unsigned int svcrdma_rw_pin(struct svcrdma_rw_set *set);
 
 #endif /* SVCRDMA_SVCRDMA_H */

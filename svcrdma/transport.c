@@ -436,6 +436,7 @@ static struct svcrdma_xprt *svcrdma_xprt_alloc(void)
 	spin_lock_init(&xp->accept_lock);
 	spin_lock_init(&xp->ready_lock);
 	spin_lock_init(&xp->send_lock);
+	spin_lock_init(&xp->held_lock);
 	init_waitqueue_head(&xp->send_wait);
 	init_waitqueue_head(&xp->sq_wait);
 	init_rwsem(&xp->post_sem);
@@ -1137,8 +1138,11 @@ static void svcrdma_free(struct svc_xprt *xprt)
 	cancel_delayed_work_sync(&xp->health);
 	if (xp->qp)
 		ib_drain_qp(xp->qp);
-	if (xp->qp)
+	if (xp->qp) {
+		/* Writes of Sends whose completion was lost need the QP. */
+		svcrdma_sends_release_lost(xp);
 		rdma_destroy_qp(xp->cm_id);
+	}
 	if (xp->scq)
 		ib_free_cq(xp->scq);
 	if (xp->rcq)

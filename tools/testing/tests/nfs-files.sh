@@ -52,11 +52,17 @@ stats_before() {
 }
 
 stats_after() {
+	local rc=0
 	svc_stats_on || return 0
 	log "svcrdma after: $(svc_stats_line)"
 	subtest svcrdma-counters svc_stats_rose "$BEFORE" calls_received \
 		read_chunks read_bytes write_chunks write_bytes reply_chunks \
-		reply_bytes inline_replies
+		reply_bytes inline_replies || rc=1
+	# No nfsd thread waited for the client to acknowledge a reply's
+	# RDMA Writes: every reply's pages were ones nfsd drops, and no
+	# connection came near 16 MiB of them in flight.
+	subtest svcrdma-writes-unwaited svc_stats_same "$BEFORE" write_waits || rc=1
+	return $rc
 }
 
 test_single() {
