@@ -15,15 +15,14 @@
  * Every reply is posted and left to the completion handler, which
  * recycles the send context; nfsd's thread goes on to its next call
  * without waiting a round trip for the client's acknowledgement, but for
- * the cases below.  Inline
- * replies, RDMA_ERROR replies and backchannel Calls are copied into the
- * send buffer.  A reply's Writes read nfsd's pages in place: those pages
- * are the ones nfsd drops after every reply (rq_respages up to
- * rq_next_page, refilled with fresh pages for its next call), so a page
- * reference per scatter entry keeps them for the Writes until the Send
- * completes.  Only a reply whose pages lie elsewhere, or one on a
- * connection that already pins SVCRDMA_HELD_MAX bytes of pages, makes
- * nfsd wait for its Send (write_waits counts those).
+ * the cases below.  Inline replies, RDMA_ERROR replies and backchannel
+ * Calls are copied into the send buffer.  A reply's Writes read nfsd's
+ * pages in place: those pages are the ones nfsd drops after every reply
+ * (rq_respages up to rq_next_page, refilled with fresh pages for its next
+ * call), so a page reference per scatter entry keeps them for the Writes
+ * until the Send completes.  Only a reply whose pages lie elsewhere, or
+ * one on a connection that already pins SVCRDMA_HELD_MAX bytes of pages,
+ * makes nfsd wait for its Send (write_waits counts those).
  */
 
 #include <linux/slab.h>
