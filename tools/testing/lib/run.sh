@@ -529,8 +529,14 @@ run_instance() {
 
 	# One TAP line per subtest a guest reported ("ROLE NAME", or in a
 	# shared boot "ROLE TEST/NAME", named as if the test had run alone);
-	# a test that reported none gets one line, the run's verdict.
+	# a test that reported none gets one line, the run's verdict.  A run
+	# that failed as a whole says why first, where a reader of the first
+	# "not ok" looks, and a subtest its guest passed says so, so that the
+	# one that broke the run stands out.
 	[ -e "$rundir/subtests" ] || : >"$rundir/subtests"
+	if [ -n "$why" ]; then
+		tap_diag "$id: the run failed: $why" "logs: $rundir"
+	fi
 	for t in ${test//+/ }; do
 		seen=
 		while read -r line; do
@@ -544,7 +550,10 @@ run_instance() {
 				name=${name#*/}
 			fi
 			seen=1
-			[ -n "$why" ] && st=fail
+			if [ -n "$why" ] && [ "$st" = ok ]; then
+				st=fail
+				name+=" (passed in the guest; the run failed)"
+			fi
 			tap_result "$st" "$t/$suffix: $name"
 		done <"$rundir/subtests"
 		if [ -z "$seen" ]; then
