@@ -313,7 +313,9 @@ def markdown(cols, meta):
         f"perftest bandwidth: {meta.get('pt_secs', '?')} s per test"
         + (f", with {meta['pt_bw_opts']}" if meta.get("pt_bw_opts") else "")
         + ". "
-        f"Host: {meta.get('host_cpus', '?')} CPUs, load average "
+        + (f"Loads: {meta['loads']} only. "
+           if meta.get("loads", "all") != "all" else "")
+        + f"Host: {meta.get('host_cpus', '?')} CPUs, load average "
         f"{meta.get('host_load_start', '?')} at the start, "
         f"{meta.get('host_load_end', '?')} at the end; "
         f"{meta.get('wall_s', '?')} s wall time.")

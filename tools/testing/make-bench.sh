@@ -13,7 +13,9 @@
 # BENCH_OURS=0 drops the rdma-ours-client, rdma-ours-server and
 # rdma-ours columns, BENCH_COLUMNS="tcp rxe" runs a
 # subset, BENCH_FILE_MB (256) and BENCH_PT_SECS (5) size the work,
-# BENCH_PT_BW_OPTS adds options to the perftest bandwidth tests.
+# BENCH_PT_BW_OPTS adds options to the perftest bandwidth tests,
+# BENCH_LOADS="rand-read qd1-read" runs a subset of the NFS loads (a quick
+# look at one workload; a full table needs them all).
 #
 # Any guest that fails, splats or times out stops the run with a non-zero
 # status and no report: a number from a broken kernel is worse than none.
@@ -64,6 +66,16 @@ selected() {
 	return 1
 }
 
+# jumbo_loads: what a jumbo-frame column runs, the sequential loads (of
+# those BENCH_LOADS names, if it is set); nothing means skip the column.
+jumbo_loads() {
+	local l out=
+	for l in ${BENCH_LOADS:-seq-write seq-read}; do
+		case "$l" in seq-*) out+="${out:+ }$l" ;; esac
+	done
+	echo "$out"
+}
+
 die() {
 	echo "bench: $*" >&2
 	exit 1
@@ -111,7 +123,7 @@ cpu_sampler() {
 run_pair() {
 	local col=$1 mode=$2 proto=$3 client=$4 server=$5 rep=$6
 	local rundir=$BENCH/raw/$col/$rep timeout deadline why t0 name sampler
-	local loads='' mtu='' sysctls=''
+	local loads=${BENCH_LOADS:-} mtu='' sysctls=''
 
 	rm -rf "$rundir"
 	mkdir -p "$rundir"
@@ -119,7 +131,7 @@ run_pair() {
 	# A jumbo-frame link (rxe then runs a 4096-byte path MTU, as RoCE
 	# deployments do): the sequential loads only, where it matters.
 	if [ "$mode" = nfs-jumbo ]; then
-		mode=nfs mtu=9000 loads="seq-write seq-read"
+		mode=nfs mtu=9000 loads=$(jumbo_loads)
 	fi
 	if [ "$mode" = nfs-inline4k ]; then
 		mode=nfs
@@ -141,10 +153,8 @@ run_pair() {
 		BENCH_PT_SECS=$PT_SECS
 		BENCH_PT_BW_OPTS="$PT_BW_OPTS"
 	EOT
-	if [ -n "$mtu" ]; then
-		echo "NET_MTU=$mtu" >>"$rundir/env"
-		echo "BENCH_LOADS=\"$loads\"" >>"$rundir/env"
-	fi
+	[ -n "$mtu" ] && echo "NET_MTU=$mtu" >>"$rundir/env"
+	[ -n "$loads" ] && echo "BENCH_LOADS=\"$loads\"" >>"$rundir/env"
 	[ -n "$sysctls" ] && echo "RDMA_SYSCTLS=$sysctls" >>"$rundir/env"
 	# The body's own TIMEOUT, worked out from the same variables it sees.
 	timeout=$(
@@ -193,6 +203,7 @@ cols=
 ours=0
 while read -r col mode proto client server; do
 	selected "$col" || continue
+	[ "$mode" = nfs-jumbo ] && [ -z "$(jumbo_loads)" ] && continue
 	plan+=("$col $mode $proto $client $server")
 	cols+="${cols:+ }$col"
 	if [ "$client" = ours ] || [ "$server" = ours ]; then
@@ -224,6 +235,7 @@ cat >"$BENCH/raw/meta" <<-EOT
 	pt_secs=$PT_SECS
 	pt_bw_opts=$PT_BW_OPTS
 	columns=$cols
+	loads=${BENCH_LOADS:-all}
 	host_cpus=$(nproc)
 	clk_tck=$(getconf CLK_TCK)
 	host_load_start=$(cut -d' ' -f1-3 /proc/loadavg)
