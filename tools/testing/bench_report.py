@@ -397,6 +397,17 @@ def plot(cols, bench, meta):
     for name, title, jobs, metric, lines in panels:
         dat = os.path.join(pdir, name + ".dat")
         top = 0.0
+        if not any(stats(cols, c, (j, metric)) for j in jobs for c in nfs):
+            # A run of some loads only (BENCH_LOADS): an empty panel
+            # that says so, since gnuplot refuses a plot with no points.
+            gp.append(f"set title {gp_str(title)}")
+            gp.append("set yrange [0:1]")
+            gp.append("set xrange [0:1]")
+            gp.append("set label 1 'not measured in this run' at graph 0.5,0.5 center")
+            gp.append("plot 2 notitle")
+            gp.append("unset label 1")
+            gp.append("set autoscale x")
+            continue
         with open(dat, "w", encoding="utf-8") as f:
             f.write("# workload" + "".join(f" {c}:median,min,max" for c in nfs) + "\n")
             for j in jobs:
