@@ -42,14 +42,6 @@ rxe_retry_counters() {
 	echo "$out"
 }
 
-# soak_xprt_field N: field N of the mount's "xprt: rdma" line in mountstats:
-# 5 is connect_count; 13 onwards the RDMA counters (21 failed_marshal_count,
-# 22 bad_reply_count).
-soak_xprt_field() {
-	awk -v n="$1" '$1 == "xprt:" && $2 == "rdma" { print $n; exit }' \
-		/proc/self/mountstats
-}
-
 # soak_fio NAME LOOPS: each loop writes every block of each job's file in
 # random order and then reads all of them back, checking a crc32c and a
 # header that names the block's offset.
@@ -71,7 +63,7 @@ soak() {
 	local dmesg0 bad connects0 connects1 failed bad_replies retries0 retries
 	dmesg0=$(dmesg | wc -l)
 	nfs_mount 4.2 || return 1
-	connects0=$(soak_xprt_field 5)
+	connects0=$(xprt_field 3)
 	log "rxe before: $(rxe_retry_counters)"
 	retries0=$(($(rxe_counter rcvd_seq_err) + $(rxe_counter completer_retry_err)))
 	tc qdisc add dev eth0 root netem loss "$SOAK_LOSS" ||
@@ -82,9 +74,9 @@ soak() {
 	log "rxe after the lossy passes: $(rxe_retry_counters)"
 	soak_fio clean "$SOAK_LOOPS" || { nfs_umount; return 1; }
 	log "rxe after: $(rxe_retry_counters)"
-	connects1=$(soak_xprt_field 5)
-	failed=$(soak_xprt_field 21)
-	bad_replies=$(soak_xprt_field 22)
+	connects1=$(xprt_field 3)
+	failed=$(xprt_field 19)
+	bad_replies=$(xprt_field 20)
 	log "connect_count $connects0 -> $connects1, failed_marshal $failed, bad_reply $bad_replies"
 	rm -f "$MNT"/soak-*
 	nfs_umount || return 1
