@@ -561,8 +561,5 @@ run_instance() {
 			tap_result "$st" "$t/$suffix"
 		fi
 	done
-	if [ -n "$why" ]; then
-		tap_diag "$why" "logs: $rundir"
-	fi
 	tap_diag "$id: $(($(date +%s) - t0)) s"
 }
