@@ -1174,8 +1174,14 @@ static int run_case(const char *server, const struct hcase *hc)
 	       hc->name, hc->what, got, allowed);
 	if (hc->burst)
 		printf(" (%u replies)", replies);
+	/*
+	 * How long the outcome took says how close a slow link came to the
+	 * wait (-w) when a case passes only just.
+	 */
 	if (hc->stall)
 		printf(" (closed after %lld ms)", now_ms() - start);
+	else
+		printf(" [%lld ms]", now_ms() - start);
 	printf("\n");
 	fflush(stdout);
 	conn_close(&c);
@@ -1636,6 +1642,7 @@ static int run_fuzz_jobs(const char *server, uint64_t seed, int jobs)
 int main(int argc, char **argv)
 {
 	int opt, failed = 0, ran = 0, rc, jobs = 1;
+	char failed_names[256] = "";
 	bool fuzz = false;
 	uint64_t seed = 0;
 	const char *server;
@@ -1708,12 +1715,21 @@ int main(int argc, char **argv)
 		if (rc < 0)
 			return 2;
 		failed += rc;
+		if (rc)
+			snprintf(failed_names + strlen(failed_names),
+				 sizeof(failed_names) - strlen(failed_names),
+				 " %s", cases[i].name);
 		ran++;
 		fflush(stdout);
 		if (step_prefix && step_wait(cases[i].name))
 			return 2;
 	}
-	printf("hostile: %d cases, %d failed\n", ran, failed);
+	/*
+	 * The failed cases' names again on the last line: a harness that
+	 * shows only the tail of a long log still says which case failed.
+	 */
+	printf("hostile: %d cases, %d failed%s%s\n", ran, failed,
+	       failed ? ":" : "", failed_names);
 	return failed ? 1 : 0;
 
 usage:
