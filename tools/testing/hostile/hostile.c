@@ -1642,7 +1642,7 @@ static int run_fuzz_jobs(const char *server, uint64_t seed, int jobs)
 int main(int argc, char **argv)
 {
 	int opt, failed = 0, ran = 0, rc, jobs = 1;
-	char failed_names[256] = "";
+	char failed_names[512] = "";	/* every case name fits */
 	bool fuzz = false;
 	uint64_t seed = 0;
 	const char *server;
