@@ -8,7 +8,7 @@
 # stalled before its test began is the emulator's only while no guest's
 # log has a kernel report; and the in-tree transport's own failures (both
 # ends in-tree, or its rxe fast-register defect while our side stayed
-# quiet) are not ours.  rxe's QP cleanup warning is the stall's consequence
+# quiet but for a stalled link's watchdog) are not ours.  rxe's QP cleanup warning is the stall's consequence
 # only after it.  And a guest whose peer failed is ended after
 # VM_ABORT_GRACE, one whose peer passed is not.  Prints TAP.
 set -u
@@ -149,6 +149,21 @@ inc_case "in-tree client failed without the defect" finding intree ours "" "" ""
 inc_case "our client logged the defect" finding ours intree "" "$NOT_FREE" ""
 inc_case "ours at both ends" finding ours ours "" "$NOT_FREE" ""
 inc_case "both clients' defect: ours too" finding ours intree "" "$NOT_FREE" "$NOT_FREE"
+# CI's make check on 583f4b6: the in-tree client's refusal, then the link
+# stalled and our server's transmit watchdog fired.
+SERVER_STALL=$(printf '%s\n' "$WATCHDOG" "${WATCHDOG_WARN[@]}")
+inc_case "in-tree client's defect, then our server's link stalled" incumbent intree ours "" \
+	"$NOT_FREE" "$SERVER_STALL"
+inc_case "in-tree client's defect, our server's stall and rxe cleanup after it" incumbent intree ours "" \
+	"$NOT_FREE" "$SERVER_STALL"$'\n'"[  390.000000] $RXE_CLEANUP"
+inc_case "in-tree client's defect, our server's stall and a KASAN report" finding intree ours "" \
+	"$NOT_FREE" "$SERVER_STALL"$'\n''[  390.000000] BUG: KASAN: use-after-free in svcrdma_recvfrom+0x10/0x20 [svcrdma]'
+inc_case "in-tree client's defect, our server's stall and a hung task" finding intree ours "" \
+	"$NOT_FREE" "$SERVER_STALL"$'\n''[  500.000000] INFO: task nfsd:512 blocked for more than 120 seconds.'
+inc_case "in-tree client's defect, our server's rxe warning before the stall" finding intree ours "" \
+	"$NOT_FREE" "$RXE_WARN"$'\n'"$SERVER_STALL"
+inc_case "our client's stall after the in-tree server's defect" incumbent ours intree "" \
+	"$SERVER_STALL" "$NOT_FREE"
 
 # abort_case NAME SERVER-EXIT WANT: vm_wait on two stand-in guests (shell
 # processes, not QEMU): the server exits at once with the given console
