@@ -67,6 +67,29 @@ case_ "rxe QP cleanup warning before it" transport \
 	"[  300.000000] $RXE_CLEANUP" '[  300.000100] Call Trace:'
 case_ "a server error before it" transport \
 	'[  150.000000] svcrdma: send to 192.0.2.2:40000 failed: transport retry counter exceeded'
+# make check's fuzz-live-client: our client dropped a fuzzing server's bad
+# replies all along, then the link stalled.
+case_ "our drops of a peer's bad messages before it" emulator \
+	'[  176.987899] xprtrdma: malformed reply (-22) from 192.0.2.1, XID 0x0dcb1dff' \
+	'[  177.000000] xprtrdma: malformed message (-22) with unknown XID from 192.0.2.1 dropped' \
+	'[  178.000000] xprtrdma: 4-byte message from 192.0.2.1 dropped' \
+	'[  178.100000] xprtrdma: backchannel call from 192.0.2.1 dropped (no callback service)' \
+	'[  178.200000] xprtrdma: backward call from 192.0.2.1 with chunks or a mismatched XID dropped' \
+	'[  179.311618] xprtrdma: reply from 192.0.2.1 to XID 0x4ecb1dff, a call not sent on this connection, dropped' \
+	'[  179.400000] svcrdma: 192.0.2.2:46169 sent a 1-byte message, closing' \
+	'[  179.500000] svcrdma: backchannel reply from 192.0.2.2:56150 (xid 0x8902c785) dropped: no matching call' \
+	'[  179.600000] svcrdma: 192.0.2.2:46169 sent RDMA_ERROR as a call, dropped' \
+	'[  179.700000] svcrdma: bad transport header from 192.0.2.2:32823 (xid 0x1c9756ce): -22' \
+	'[  179.800000] xprtrdma: reply from 192.0.2.1 does not match its call (-5), XID 0x1c9756ce' \
+	'[  179.900000] xprtrdma: 192.0.2.1 could not use the chunks of XID 0x1c9756ce (ERR_CHUNK)' \
+	'[   17.941775] svcrdma: RDMA Read from 192.0.2.2:52821 failed: remote access error'
+case_ "an RDMA Read failing otherwise, before it" transport \
+	'[  179.000000] svcrdma: RDMA Read from 192.0.2.2:52821 failed: transport retry counter exceeded'
+case_ "a drop that says a Send never completed, before it" transport \
+	'[  179.000000] xprtrdma: reply from 192.0.2.1 to XID 0x4ecb1dff dropped: its call'"'"'s Send never completed'
+case_ "a drop, then a QP event, before it" transport \
+	'[  179.000000] xprtrdma: 4-byte message from 192.0.2.1 dropped' \
+	'[  180.000000] svcrdma: QP event IB_EVENT_QP_FATAL on 192.0.2.2:40000, closing'
 # boot_case NAME RULED SERVER-LINE...: a run that vm_wait ended because
 # the client's boot stalled; the server's log has the given lines.
 boot_case() {
