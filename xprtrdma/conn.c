@@ -418,13 +418,15 @@ static void xprtrdma_ep_free(struct xprtrdma_ep *ep)
 		struct xprtrdma_req *req = &xp->reqs[i];
 
 		mutex_lock(&req->mr_mutex);
-		if (!list_empty(&req->mrs))
+		if (xprtrdma_req_has_chunks(req))
 			xprtrdma_mrs_drop(req);
 		mutex_unlock(&req->mr_mutex);
 	}
 
 	if (!list_empty(&ep->mr_all) || ep->fence_mr)
 		xprtrdma_mr_pool_destroy(ep);
+	if (ep->stages)
+		xprtrdma_stages_destroy(ep);
 	if (ep->reps)
 		xprtrdma_reps_free(ep);
 	if (ep->cm_id->qp)
@@ -537,7 +539,8 @@ static int xprtrdma_ep_connect(struct xprtrdma_ep *ep)
 	struct nfsrdma_wire_cm_pdata ours = {
 		.send_size = ep->xp->inline_send,
 		.recv_size = ep->xp->inline_recv,
-		.remote_inv = true,
+		/* A server that used it would retire staged keys per call. */
+		.remote_inv = !ep->stages,
 	};
 	struct rdma_conn_param param = {};
 	int ret;
@@ -626,13 +629,16 @@ static int xprtrdma_ep_create(struct xprtrdma_xprt *xp)
 	ret = xprtrdma_ep_create_qp(ep);
 	if (ret)
 		goto out_free;
+	/* Before the pool: staging takes an MR per slot, or none at all. */
+	xprtrdma_stages_create(ep);
 	/*
 	 * Two MRs per slot cover a data chunk and most Reply chunks; the pool
 	 * grows on demand up to what every slot could use at once.  The
-	 * device's own limit keeps one MR for the fence.
+	 * device's own limit keeps one MR for the fence, and the stages'.
 	 */
 	mr_cap = min_t(u32, xp->nr_reqs * XPRTRDMA_MAX_MRS_PER_REQ,
-		       ep->device->attrs.max_mr - 1);
+		       ep->device->attrs.max_mr - 1 -
+		       (ep->stages ? xp->nr_reqs : 0));
 	ret = xprtrdma_mr_pool_create(ep, min_t(u32, xp->nr_reqs * 2, mr_cap),
 				      mr_cap);
 	if (ret)

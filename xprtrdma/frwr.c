@@ -279,12 +279,27 @@ static void xprtrdma_mr_put(struct xprtrdma_mr *mr)
 	atomic_long_inc(&ep->xp->stats.mrs_recycled);
 }
 
-/*
- * The piece of @xdr at byte @pos, clipped to one page and to @left bytes.
+/**
+ * xprtrdma_xdr_piece - find the piece of an xdr_buf at a byte position
+ * @xdr: buffer whose head, pages and tail form one byte stream
+ * @pos: byte position in that stream
+ * @left: most bytes wanted
+ * @page: the page holding byte @pos
+ * @off: offset of byte @pos in @page
+ * @len: bytes from there to the end of the page, of the buffer's part
+ *	(head, pages or tail) or of @left, whichever comes first
+ *
  * Head and tail are kmalloc memory, so virt_to_page() is valid for them.
+ * Registration (xprtrdma_register_xdr()) and staging (stage.c) both walk
+ * an xdr_buf with it, so a staged chunk's bytes go exactly where a
+ * registered chunk's would.
+ *
+ * Context: any.
+ *
+ * Return: false if @pos is beyond the buffer or its page is missing.
  */
-static bool xprtrdma_xdr_piece(struct xdr_buf *xdr, u32 pos, u32 left,
-			       struct page **page, u32 *off, u32 *len)
+bool xprtrdma_xdr_piece(const struct xdr_buf *xdr, u32 pos, u32 left,
+			struct page **page, u32 *off, u32 *len)
 {
 	const struct kvec *head = &xdr->head[0];
 	const struct kvec *tail = &xdr->tail[0];
@@ -510,7 +525,8 @@ int xprtrdma_register_pad(struct xprtrdma_req *req, u32 pad,
  * xprtrdma_mrs_drop - return a request's MRs to the pool without fencing
  * @req: request whose MRs were never posted, or whose QP is drained
  *
- * Also retires the chunk offers made with them.
+ * Also forgets its stage (xprtrdma_stage_drop()) and retires the chunk
+ * offers made with them.
  *
  * Context: process context; the caller guarantees no work request that
  * uses these MRs can still execute.
@@ -523,6 +539,7 @@ void xprtrdma_mrs_drop(struct xprtrdma_req *req)
 		list_del_init(&mr->list);
 		xprtrdma_mr_put(mr);
 	}
+	xprtrdma_stage_drop(req);
 	req->nr_mrs = 0;
 	/*
 	 * The offers name these MRs: once they are gone no reply may claim
@@ -581,30 +598,34 @@ fence:
 
 /**
  * xprtrdma_invalidate - fence a request's chunks before the RPC completes
- * @req: request with registered MRs
+ * @req: request with registered MRs or a staged chunk
  * @remote: the server invalidated one rkey with Send With Invalidate
  * @remote_rkey: that rkey, meaningful only if @remote
+ * @keep_stage: the transmission ended cleanly, so a staged key may stay
+ *	valid for the slot's next call (see stage.c)
  *
- * Posts one LOCAL_INV per MR the server did not already invalidate and
- * waits for the chain (until the connection has made no progress for
- * XPRTRDMA_INV_TIMEOUT, at most XPRTRDMA_INV_MAX_WAIT, before the QP is
- * fenced); then DMA-unmaps the MRs (making RDMA-written data visible to
- * the CPU), returns them to the pool and retires the request's offers.
+ * Posts one LOCAL_INV per MR the server did not already invalidate, and
+ * one for the staged key if it must be retired, and waits for the chain
+ * (until the connection has made no progress for XPRTRDMA_INV_TIMEOUT, at
+ * most XPRTRDMA_INV_MAX_WAIT, before the QP is fenced); then DMA-unmaps
+ * the MRs (making RDMA-written data visible to the CPU), returns them to
+ * the pool and retires the request's offers.
  *
  * Context: process context, may sleep; caller holds @req->mr_mutex, which
  * keeps the connection from being torn down underneath.
  *
- * Return: false if @remote named an rkey that none of @req's MRs holds
+ * Return: false if @remote named an rkey that none of @req's chunks holds
  * (the server invalidated something this call did not offer), else true.
  */
-bool xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey)
+bool xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey,
+			 bool keep_stage)
 {
 	struct xprtrdma_xprt *xp = req->xp;
-	struct ib_send_wr *first = NULL, *last = NULL;
+	struct ib_send_wr *first = NULL, *last = NULL, *stage_inv;
 	const struct ib_send_wr *bad;
 	struct xprtrdma_mr *mr, *tail = NULL;
-	struct xprtrdma_ep *ep = NULL;
-	bool ours = !remote;
+	struct xprtrdma_ep *ep = req->stage ? req->stage->ep : NULL;
+	bool ours = !remote, fenced = true;
 	int ret;
 
 	list_for_each_entry(mr, &req->mrs, list) {
@@ -627,11 +648,25 @@ bool xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey)
 		tail = mr;
 		atomic_long_inc(&xp->stats.local_invs);
 	}
+	/* The staged key, if it goes, ends the chain. */
+	stage_inv = xprtrdma_stage_retire(req, remote, remote_rkey, keep_stage,
+					  &ours);
+	if (stage_inv) {
+		if (last)
+			last->next = stage_inv;
+		else
+			first = stage_inv;
+		last = stage_inv;
+		atomic_long_inc(&xp->stats.local_invs);
+	}
 
-	if (!tail)
+	if (!last)
 		goto out_drop;
 	if (!READ_ONCE(ep->draining)) {
-		tail->signaled = true;
+		if (stage_inv)
+			req->stage->signaled = true;
+		else
+			tail->signaled = true;
 		last->send_flags = IB_SEND_SIGNALED;
 		reinit_completion(&req->inv_done);
 		ret = ib_post_send(ep->cm_id->qp, first, &bad);
@@ -645,7 +680,9 @@ bool xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey)
 		xprt_force_disconnect(&xp->xprt);
 	}
 	xprtrdma_qp_fence(ep);
+	fenced = false;
 out_drop:
+	xprtrdma_stage_retired(req, fenced);
 	xprtrdma_mrs_drop(req);
 	return ours;
 }

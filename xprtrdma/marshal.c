@@ -26,6 +26,9 @@
  * offered, and a call or reply too large to go inline travels whole in a
  * Position-zero Read chunk or a Reply chunk.
  *
+ * A chunk of up to XPRTRDMA_STAGE_SIZE bytes goes through the slot's
+ * staging buffer when the connection has one (stage.c); one per call.
+ *
  * The REG_MR work requests for all chunks are chained in front of the
  * Send, so one ib_post_send() puts the whole call on the wire.
  */
@@ -118,6 +121,40 @@ static void xprtrdma_keep_offered(struct xprtrdma_req *req,
 	req->nr_offered = n;
 }
 
+/*
+ * Offer the reply's page data as a Write chunk: staged if it fits (with
+ * room for the pad), else registered with a separate segment for the pad.
+ * *@pad is set to 0 if no room for it could be offered.  Returns the
+ * number of segments or a negative errno.
+ */
+static int xprtrdma_write_chunk(struct xprtrdma_req *req,
+				struct xprtrdma_ep *ep, struct xdr_buf *rcv,
+				u32 *pad, struct nfsrdma_wire_seg *segs,
+				struct ib_send_wr **first,
+				struct ib_send_wr **last)
+{
+	u32 head_len = rcv->head[0].iov_len;
+	int n, ret;
+
+	n = xprtrdma_stage_xdr(req, ep, rcv, head_len, rcv->page_len, *pad,
+			       true, segs, first, last);
+	if (n != -ENOSPC)
+		return n;
+	n = xprtrdma_register_xdr(req, rcv, head_len, rcv->page_len, true,
+				  segs, NFSRDMA_WIRE_MAX_CHUNK_SEGS - 1, first,
+				  last);
+	if (n < 0 || !*pad)
+		return n;
+	/* Room for a server that writes the XDR pad (RFC 5666). */
+	ret = xprtrdma_register_pad(req, *pad, &segs[n], first, last);
+	/* Only RFC 5666 servers need the room: go without. */
+	if (ret == -E2BIG) {
+		*pad = 0;
+		return n;
+	}
+	return ret ? ret : n + 1;
+}
+
 /* Offer a Write chunk or a Reply chunk for the reply, if it needs one. */
 static int xprtrdma_marshal_reply(struct xprtrdma_req *req,
 				  struct xprtrdma_ep *ep,
@@ -147,26 +184,11 @@ static int xprtrdma_marshal_reply(struct xprtrdma_req *req,
 	if (ddp && (rcv->flags & XDRBUF_READ) && rcv->page_len &&
 	    total > reply_room && total - rcv->page_len <= reply_room) {
 		u32 pad = xdr_pad_size(rcv->page_len);
-		int ret;
 
-		n = xprtrdma_register_xdr(req, rcv, rcv->head[0].iov_len,
-					  rcv->page_len, true, hdr->segs,
-					  NFSRDMA_WIRE_MAX_CHUNK_SEGS - 1, first,
-					  last);
+		n = xprtrdma_write_chunk(req, ep, rcv, &pad, hdr->segs, first,
+					 last);
 		if (n < 0)
 			return n;
-		/* Room for a server that writes the XDR pad (RFC 5666). */
-		if (pad) {
-			ret = xprtrdma_register_pad(req, pad, &hdr->segs[n],
-						    first, last);
-			/* Only RFC 5666 servers need the room: go without. */
-			if (ret == -E2BIG)
-				pad = 0;
-			else if (ret)
-				return ret;
-			else
-				n++;
-		}
 		hdr->write[0].first = 0;
 		hdr->write[0].nr_segs = n;
 		hdr->nr_write = 1;
@@ -178,8 +200,12 @@ static int xprtrdma_marshal_reply(struct xprtrdma_req *req,
 	if (total <= reply_room)
 		return 0;
 
-	n = xprtrdma_register_xdr(req, rcv, 0, total, true, hdr->segs,
-				  NFSRDMA_WIRE_MAX_CHUNK_SEGS, first, last);
+	n = xprtrdma_stage_xdr(req, ep, rcv, 0, total, 0, true, hdr->segs,
+			       first, last);
+	if (n == -ENOSPC)
+		n = xprtrdma_register_xdr(req, rcv, 0, total, true, hdr->segs,
+					  NFSRDMA_WIRE_MAX_CHUNK_SEGS, first,
+					  last);
 	if (n < 0)
 		return n;
 	hdr->reply.first = 0;
@@ -188,6 +214,28 @@ static int xprtrdma_marshal_reply(struct xprtrdma_req *req,
 	req->reply_offered = total;
 	xprtrdma_keep_offered(req, hdr->segs, n);
 	return 0;
+}
+
+/*
+ * Offer @length bytes of the call from @offset as a Read chunk: staged if
+ * they fit, else registered.  Returns the number of segments or an errno.
+ */
+static int xprtrdma_read_chunk(struct xprtrdma_req *req,
+			       struct xprtrdma_ep *ep, struct xdr_buf *snd,
+			       u32 offset, u32 length,
+			       struct nfsrdma_wire_seg *segs,
+			       unsigned int max_segs,
+			       struct ib_send_wr **first,
+			       struct ib_send_wr **last)
+{
+	int n;
+
+	n = xprtrdma_stage_xdr(req, ep, snd, offset, length, 0, false, segs,
+			       first, last);
+	if (n != -ENOSPC)
+		return n;
+	return xprtrdma_register_xdr(req, snd, offset, length, false, segs,
+				     max_segs, first, last);
 }
 
 /* Move the Read chunk segments registered into the pool into read[]. */
@@ -283,10 +331,10 @@ static int xprtrdma_marshal(struct xprtrdma_req *req, struct xprtrdma_ep *ep,
 		tail_skip = min_t(u32, xdr_pad_size(snd->page_len), tail_len);
 		inline_len = head_len + tail_len - tail_skip;
 
-		n = xprtrdma_register_xdr(req, snd, head_len, snd->page_len,
-					  false, &hdr->segs[pool],
-					  NFSRDMA_WIRE_MAX_SEGS - pool, first,
-					  last);
+		n = xprtrdma_read_chunk(req, ep, snd, head_len, snd->page_len,
+					&hdr->segs[pool],
+					NFSRDMA_WIRE_MAX_SEGS - pool, first,
+					last);
 		if (n < 0)
 			return n;
 		xprtrdma_set_read_list(hdr, pool, n, head_len);
@@ -303,9 +351,8 @@ static int xprtrdma_marshal(struct xprtrdma_req *req, struct xprtrdma_ep *ep,
 	}
 
 	/* 3. The whole call in a Position-zero Read chunk. */
-	n = xprtrdma_register_xdr(req, snd, 0, snd->len, false,
-				  &hdr->segs[pool], NFSRDMA_WIRE_MAX_SEGS - pool,
-				  first, last);
+	n = xprtrdma_read_chunk(req, ep, snd, 0, snd->len, &hdr->segs[pool],
+				NFSRDMA_WIRE_MAX_SEGS - pool, first, last);
 	if (n < 0)
 		return n;
 	xprtrdma_set_read_list(hdr, pool, n, 0);
@@ -535,9 +582,9 @@ static int xprtrdma_post_call(struct xprtrdma_req *req, struct xprtrdma_ep *ep)
 	}
 
 	/* A retransmission: the earlier chunks must be retired first. */
-	if (!list_empty(&req->mrs)) {
+	if (xprtrdma_req_has_chunks(req)) {
 		trace_xprtrdma_mr_recover(xp, rqst->rq_xid, req->nr_mrs);
-		xprtrdma_invalidate(req, false, 0);
+		xprtrdma_invalidate(req, false, 0, false);
 	}
 
 	/* Until it is posted again, no reply can be for this transmission. */
@@ -584,9 +631,12 @@ again:
 				    xprt->address_strings[RPC_DISPLAY_ADDR], ret);
 		if (!bad || bad == first || bad == regs)
 			xprtrdma_mrs_drop(req);
+		else
+			xprtrdma_stage_post_failed(req, first, bad);
 		xprt_force_disconnect(xprt);
 		return -ENOTCONN;
 	}
+	xprtrdma_stage_posted(req);
 	xprtrdma_account_call(req, &info);
 	return 0;
 }

@@ -296,7 +296,7 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 	u32 len = wc->byte_len, ilen = 0;
 	const char *reason;
 	void *inl = NULL;
-	bool waited = false;
+	bool waited = false, keep_stage;
 	int ret, copied, chunk = 0;
 
 	ret = nfsrdma_wire_decode(hdr, rep->buf, len);
@@ -417,10 +417,26 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 	}
 	/* This transmission has its reply. */
 	WRITE_ONCE(req->sent_gen, 0);
-	if (!ret && hdr->proc != NFSRDMA_WIRE_PROC_ERROR)
+	if (!ret && hdr->proc != NFSRDMA_WIRE_PROC_ERROR) {
 		chunk = xprtrdma_rep_chunks(req, hdr);
+		/*
+		 * A staged Write or Reply chunk goes where a registered one
+		 * would have been written.  Before the fence is safe: every
+		 * earlier transmission's key was retired before this one
+		 * was posted, and this one's writes came before its reply.
+		 */
+		if (chunk >= 0 && (hdr->proc == NFSRDMA_WIRE_PROC_NOMSG ||
+				   hdr->nr_write))
+			xprtrdma_stage_unload(req);
+	}
+	/*
+	 * A staged key outlives a clean exchange; after anything else (a
+	 * call sent twice, a reply we refuse) it is retired.
+	 */
+	keep_stage = !ret && hdr->proc != NFSRDMA_WIRE_PROC_ERROR &&
+		     chunk >= 0 && rqst->rq_ntrans == 1;
 	if (!xprtrdma_invalidate(req, wc->wc_flags & IB_WC_WITH_INVALIDATE,
-				 wc->ex.invalidate_rkey))
+				 wc->ex.invalidate_rkey, keep_stage))
 		xprtrdma_foreign_invalidation(xp, wc->ex.invalidate_rkey,
 					      hdr->xid);
 

@@ -96,8 +96,8 @@ static void xprtrdma_buf_free(struct rpc_task *task)
 	 * chunks open to the server: fence them before the memory goes.
 	 */
 	mutex_lock(&req->mr_mutex);
-	if (!list_empty(&req->mrs))
-		xprtrdma_invalidate(req, false, 0);
+	if (xprtrdma_req_has_chunks(req))
+		xprtrdma_invalidate(req, false, 0, false);
 	/* The slot's next call has not been sent anywhere yet. */
 	WRITE_ONCE(req->sent_gen, 0);
 	mutex_unlock(&req->mr_mutex);

@@ -14,6 +14,9 @@
  *                          send buffer and the MRs registered for its chunks.
  *   struct xprtrdma_rep    one posted receive buffer.
  *   struct xprtrdma_mr     one FRWR memory region from the ep's pool.
+ *   struct xprtrdma_stage  one slot's staging buffer on a connection, for
+ *                          small chunks copied instead of registered
+ *                          (staging=1; stage.c).
  *
  * Lifetime rule: an ep is only created or destroyed while the transport
  * write lock (XPRT_LOCKED) is held, by the connect worker or by ->close, so
@@ -81,6 +84,13 @@
  */
 #define XPRTRDMA_INV_MAX_WAIT		(300 * HZ)
 #define XPRTRDMA_WRS_PER_REQ		(2 * XPRTRDMA_MAX_MRS_PER_REQ + 2)
+
+/*
+ * Bytes of one staging buffer: a 4 KiB READ or WRITE payload with its
+ * XDR pad, or a Reply chunk of up to 8 KiB.  A staged chunk counts as one
+ * of the call's XPRTRDMA_MAX_MRS_PER_REQ, so the send queue budget holds.
+ */
+#define XPRTRDMA_STAGE_SIZE		8192
 
 /* Pages in one MR at most; a 1 MiB payload starting mid-page needs 257. */
 #define XPRTRDMA_MAX_MR_DEPTH		(XPRTRDMA_MAX_PAYLOAD / PAGE_SIZE + 1)
@@ -158,6 +168,7 @@ struct xprtrdma_stats {
 };
 
 struct xprtrdma_ep;
+struct xprtrdma_req;
 
 /**
  * struct xprtrdma_mr - one FRWR memory region
@@ -193,6 +204,52 @@ struct xprtrdma_mr {
 	bool invalidated;
 	struct xprtrdma_req *req;
 	bool signaled;
+};
+
+/* States of &xprtrdma_stage.state */
+enum xprtrdma_stage_state {
+	XPRTRDMA_STAGE_UNREG,	/* key not valid: REG_MR before the next use */
+	XPRTRDMA_STAGE_LIVE,	/* key valid since a REG_MR we posted */
+	XPRTRDMA_STAGE_DEAD,	/* unknown after a failed post: never used */
+};
+
+/**
+ * struct xprtrdma_stage - one request slot's staging buffer on a connection
+ * @ep: connection whose PD holds @mr
+ * @req: the slot that uses it
+ * @buf: %XPRTRDMA_STAGE_SIZE bytes, page aligned
+ * @dma: DMA address of @buf, mapped bidirectionally for the connection's
+ *	life
+ * @mapped: @dma is valid
+ * @sg: @buf as one DMA-mapped scatterlist entry, for ib_map_mr_sg()
+ * @mr: FRWR MR over @buf
+ * @reg_wr: REG_MR of @mr
+ * @inv_wr: LOCAL_INV of @mr
+ * @reg_cqe: completion of @reg_wr (only errors are reported)
+ * @inv_cqe: completion of @inv_wr
+ * @state: XPRTRDMA_STAGE_*; changed only under @req's mr_mutex
+ * @reg_pending: @reg_wr is chained for the transmission being marshalled
+ * @retiring: @inv_wr is chained for the request's invalidation
+ * @signaled: @inv_wr is the signaled end of its LOCAL_INV chain
+ * @inv_failed: the last LOCAL_INV of @mr completed with an error
+ */
+struct xprtrdma_stage {
+	struct xprtrdma_ep *ep;
+	struct xprtrdma_req *req;
+	void *buf;
+	u64 dma;
+	bool mapped;
+	struct scatterlist sg;
+	struct ib_mr *mr;
+	struct ib_reg_wr reg_wr;
+	struct ib_send_wr inv_wr;
+	struct ib_cqe reg_cqe;
+	struct ib_cqe inv_cqe;
+	enum xprtrdma_stage_state state;
+	bool reg_pending;
+	bool retiring;
+	bool signaled;
+	bool inv_failed;
 };
 
 /**
@@ -248,6 +305,8 @@ struct xprtrdma_rep {
  *	(see frwr.c)
  * @fence_wr: that LOCAL_INV
  * @fence_cqe: its completion (only errors are reported)
+ * @stages: one staging buffer per slot, indexed like &xprtrdma_xprt.reqs,
+ *	or NULL when staging is off or could not be set up
  * @reps: receive objects
  * @nr_reps: entries in @reps
  * @flags: XPRTRDMA_EP_* bits
@@ -288,6 +347,7 @@ struct xprtrdma_ep {
 	struct ib_mr *fence_mr;
 	struct ib_send_wr fence_wr;
 	struct ib_cqe fence_cqe;
+	struct xprtrdma_stage *stages;
 	struct xprtrdma_rep *reps;
 	unsigned int nr_reps;
 	unsigned long flags;
@@ -389,6 +449,13 @@ struct xprtrdma_bc {
  * @offered: those segments, as sent; the reply's copy of the chunk is
  *	checked against them
  * @inv_done: the signaled LOCAL_INV of this request completed
+ * @stage: staging buffer this transmission's chunk went through, or NULL;
+ *	like @mrs, guarded by @mr_mutex and taken back by teardown
+ * @stage_posted: @stage's key went out with a transmission that has not
+ *	yet been answered or retired
+ * @stage_off: where the staged chunk starts in the receive xdr_buf
+ * @stage_len: bytes to copy from @stage into the receive xdr_buf once the
+ *	reply is accepted; 0 for a Read chunk
  * @sent_gen: &xprtrdma_ep.gen of the connection this call's latest
  *	transmission was posted on; 0 while it is being marshalled, once
  *	it has taken its reply, and while the slot is free; written under
@@ -411,6 +478,10 @@ struct xprtrdma_req {
 	u32 nr_offered;
 	struct nfsrdma_wire_seg offered[XPRTRDMA_MAX_MRS_PER_REQ];
 	struct completion inv_done;
+	struct xprtrdma_stage *stage;
+	bool stage_posted;
+	u32 stage_off;
+	u32 stage_len;
 	u32 sent_gen;
 	u8 write_pad[XPRTRDMA_PAD_ALIGN] __aligned(XPRTRDMA_PAD_ALIGN);
 };
@@ -549,11 +620,45 @@ int xprtrdma_register_xdr(struct xprtrdma_req *req, struct xdr_buf *xdr,
 int xprtrdma_register_pad(struct xprtrdma_req *req, u32 pad,
 			  struct nfsrdma_wire_seg *seg,
 			  struct ib_send_wr **first, struct ib_send_wr **last);
-bool xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey);
+bool xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey,
+			 bool keep_stage);
 void xprtrdma_mrs_drop(struct xprtrdma_req *req);
 void xprtrdma_qp_fence(struct xprtrdma_ep *ep);
 struct ib_send_wr *xprtrdma_reg_fence(struct xprtrdma_ep *ep,
 				      struct ib_send_wr *regs);
+bool xprtrdma_xdr_piece(const struct xdr_buf *xdr, u32 pos, u32 left,
+			struct page **page, u32 *off, u32 *len);
+
+/* stage.c */
+void xprtrdma_stages_create(struct xprtrdma_ep *ep);
+void xprtrdma_stages_destroy(struct xprtrdma_ep *ep);
+int xprtrdma_stage_xdr(struct xprtrdma_req *req, struct xprtrdma_ep *ep,
+		       struct xdr_buf *xdr, u32 offset, u32 length, u32 room,
+		       bool from_server, struct nfsrdma_wire_seg *seg,
+		       struct ib_send_wr **first, struct ib_send_wr **last);
+void xprtrdma_stage_posted(struct xprtrdma_req *req);
+void xprtrdma_stage_post_failed(struct xprtrdma_req *req,
+				const struct ib_send_wr *first,
+				const struct ib_send_wr *bad);
+void xprtrdma_stage_unload(struct xprtrdma_req *req);
+struct ib_send_wr *xprtrdma_stage_retire(struct xprtrdma_req *req, bool remote,
+					 u32 remote_rkey, bool keep,
+					 bool *ours);
+void xprtrdma_stage_retired(struct xprtrdma_req *req, bool fenced);
+void xprtrdma_stage_drop(struct xprtrdma_req *req);
+
+/**
+ * xprtrdma_req_has_chunks - is anything registered or staged for @req?
+ * @req: request slot
+ *
+ * Context: caller holds @req->mr_mutex.
+ *
+ * Return: true if the server may hold a key for this slot's chunks.
+ */
+static inline bool xprtrdma_req_has_chunks(const struct xprtrdma_req *req)
+{
+	return !list_empty(&req->mrs) || req->stage;
+}
 
 /* marshal.c */
 int xprtrdma_send_request(struct rpc_rqst *rqst);

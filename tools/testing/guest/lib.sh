@@ -183,7 +183,8 @@ install_ours() {
 
 # load_transport ROLE: load the RPC-over-RDMA transport the test chose for
 # this role (client, server, or both in one VM).  SVCRDMA_PARAMS=NAME=VALUE,...
-# (a tests.conf word) gives our server module parameters.
+# and XPRTRDMA_PARAMS=NAME=VALUE,... (tests.conf words) give our server and
+# client modules parameters.
 load_transport() {
 	local t list
 	local -a params
@@ -199,7 +200,9 @@ load_transport() {
 			read -ra params <<<"${list//,/ }"
 			modprobe svcrdma "${params[@]}" || return 1
 		else
-			modprobe xprtrdma || return 1
+			list=${XPRTRDMA_PARAMS:-}
+			read -ra params <<<"${list//,/ }"
+			modprobe xprtrdma "${params[@]}" || return 1
 		fi
 		;;
 	*)
