@@ -62,10 +62,15 @@ PERFTESTS = [
 
 # Known columns first, in this order; any other column a future make-bench.sh
 # adds is reported after them without a change here.
-COLUMN_ORDER = ["rdma-intree", "rdma-ours-client", "rdma-ours-server",
-                "rdma-ours", "rdma-ours-inline4k", "rdma-intree-jumbo",
+COLUMN_ORDER = ["rdma-intree", "rdma-ours-client", "rdma-ours-client-staged",
+                "rdma-ours-server", "rdma-ours", "rdma-ours-inline4k",
+                "rdma-intree-jumbo",
                 "rdma-ours-jumbo", "tcp", "rxe"]
 RATIOS = [("client ours/intree", "rdma-ours-client", "rdma-intree"),
+          ("client ours staged/intree", "rdma-ours-client-staged",
+           "rdma-intree"),
+          ("client staged/unstaged", "rdma-ours-client-staged",
+           "rdma-ours-client"),
           ("server ours/intree", "rdma-ours-server", "rdma-intree"),
           ("both ours/intree", "rdma-ours", "rdma-intree"),
           ("both ours 4 KiB inline/intree", "rdma-ours-inline4k", "rdma-intree"),

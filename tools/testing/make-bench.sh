@@ -58,6 +58,11 @@ columns() {
 	case " ${BENCH_COLUMNS:-} " in
 	*" rdma-ours-inline4k "*) echo "rdma-ours-inline4k  nfs-inline4k  rdma  ours  ours" ;;
 	esac
+	# On request only: our client with staging buffers (staging=1)
+	# against the in-tree server, beside rdma-ours-client.
+	case " ${BENCH_COLUMNS:-} " in
+	*" rdma-ours-client-staged "*) echo "rdma-ours-client-staged  nfs-staged  rdma  ours  intree" ;;
+	esac
 }
 
 selected() {
@@ -123,7 +128,7 @@ cpu_sampler() {
 run_pair() {
 	local col=$1 mode=$2 proto=$3 client=$4 server=$5 rep=$6
 	local rundir=$BENCH/raw/$col/$rep timeout deadline why t0 name sampler
-	local loads=${BENCH_LOADS:-} mtu='' sysctls=''
+	local loads=${BENCH_LOADS:-} mtu='' sysctls='' xparams=''
 
 	rm -rf "$rundir"
 	mkdir -p "$rundir"
@@ -136,6 +141,9 @@ run_pair() {
 	if [ "$mode" = nfs-inline4k ]; then
 		mode=nfs
 		sysctls=sunrpc.rdma_max_inline_read=4096,sunrpc.rdma_max_inline_write=4096,sunrpc.svc_rdma.max_req_size=4096
+	fi
+	if [ "$mode" = nfs-staged ]; then
+		mode=nfs xparams=staging=1
 	fi
 	cat >"$rundir/env" <<-EOT
 		TEST=bench
@@ -156,6 +164,7 @@ run_pair() {
 	[ -n "$mtu" ] && echo "NET_MTU=$mtu" >>"$rundir/env"
 	[ -n "$loads" ] && echo "BENCH_LOADS=\"$loads\"" >>"$rundir/env"
 	[ -n "$sysctls" ] && echo "RDMA_SYSCTLS=$sysctls" >>"$rundir/env"
+	[ -n "$xparams" ] && echo "XPRTRDMA_PARAMS=$xparams" >>"$rundir/env"
 	# The body's own TIMEOUT, worked out from the same variables it sees.
 	timeout=$(
 		BENCH_RUNTIME=$RUNTIME
