@@ -625,7 +625,7 @@ bool xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey,
 	const struct ib_send_wr *bad;
 	struct xprtrdma_mr *mr, *tail = NULL;
 	struct xprtrdma_ep *ep = req->stage ? req->stage->ep : NULL;
-	bool ours = !remote, fenced = true;
+	bool ours = !remote, chain_completed = true;
 	int ret;
 
 	list_for_each_entry(mr, &req->mrs, list) {
@@ -680,9 +680,9 @@ bool xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey,
 		xprt_force_disconnect(&xp->xprt);
 	}
 	xprtrdma_qp_fence(ep);
-	fenced = false;
+	chain_completed = false;
 out_drop:
-	xprtrdma_stage_retired(req, fenced);
+	xprtrdma_stage_retired(req, chain_completed);
 	xprtrdma_mrs_drop(req);
 	return ours;
 }

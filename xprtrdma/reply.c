@@ -430,11 +430,13 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 			xprtrdma_stage_unload(req);
 	}
 	/*
-	 * A staged key outlives a clean exchange; after anything else (a
-	 * call sent twice, a reply we refuse) it is retired.
+	 * A staged key outlives a clean exchange; after a call sent twice,
+	 * or a reply whose header or chunk claims we refuse, it is retired.
+	 * rq_ntrans is read unlocked: a retransmission racing this reply
+	 * can only make it larger, which retires the key, the safe side.
 	 */
 	keep_stage = !ret && hdr->proc != NFSRDMA_WIRE_PROC_ERROR &&
-		     chunk >= 0 && rqst->rq_ntrans == 1;
+		     chunk >= 0 && READ_ONCE(rqst->rq_ntrans) == 1;
 	if (!xprtrdma_invalidate(req, wc->wc_flags & IB_WC_WITH_INVALIDATE,
 				 wc->ex.invalidate_rkey, keep_stage))
 		xprtrdma_foreign_invalidation(xp, wc->ex.invalidate_rkey,

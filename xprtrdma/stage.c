@@ -19,8 +19,8 @@
  * The key is retired (LOCAL_INV now, a REG_MR under a fresh key behind
  * the fence at the next use) whenever an earlier transmission might still
  * reach the buffer: before a retransmission, after a reply to a call sent
- * more than once, after a reply we could not accept, and when a task
- * leaves without a reply.  A server that invalidates the key itself
+ * more than once, after a reply whose header or chunk claims we refuse,
+ * and when a task leaves without a reply.  A server that invalidates the key itself
  * leaves it unregistered the same way; we do not offer remote
  * invalidation while staging is on (RFC 8797), since a server that used
  * it would invalidate the staged key with every reply.  A post that
@@ -28,10 +28,15 @@
  * used again on its connection.
  *
  * Exposure: the MR lives in the connection's own PD, so only that
- * server's QP can reach the buffer, which only ever holds bytes already
- * exchanged with that server.  It is zeroed before every Write or Reply
- * chunk, so a server that claims bytes it did not write hands back
- * zeros, never an earlier call's data.
+ * server's QP can reach the buffer, which only ever holds bytes exchanged
+ * with that server or about to be sent to it (a call staged and then not
+ * posted leaves its bytes there).  It is zeroed before every Write or
+ * Reply chunk, so a server that claims bytes it did not write hands back
+ * zeros, never an earlier call's data.  Unlike a registered chunk, whose
+ * key dies with its call, a kept key lets the server reach the buffer
+ * between calls: a server that writes through it late corrupts only what
+ * it sends or receives itself, and nothing is parsed from the buffer in
+ * place (a reply is copied out before the XDR decoder sees it).
  */
 
 #include <linux/gfp.h>
@@ -48,6 +53,24 @@ static bool xprtrdma_staging;
 module_param_named(staging, xprtrdma_staging, bool, 0644);
 MODULE_PARM_DESC(staging,
 		 "Copy chunks of up to 8 KiB through per-slot buffers registered once per connection (read at connect)");
+
+static void xprtrdma_stage_trace(const struct xprtrdma_req *req,
+				 const struct xprtrdma_stage *st,
+				 const char *what)
+{
+	trace_xprtrdma_stage(req->xp, req->rqst.rq_xid, req - req->xp->reqs,
+			     st->mr->rkey, what);
+}
+
+/* Nothing more is known about the key: keep off it until reconnect. */
+static void xprtrdma_stage_kill(const struct xprtrdma_req *req,
+				struct xprtrdma_stage *st)
+{
+	if (st->state == XPRTRDMA_STAGE_DEAD)
+		return;
+	st->state = XPRTRDMA_STAGE_DEAD;
+	xprtrdma_stage_trace(req, st, "unusable");
+}
 
 /* REG_MR is posted unsignaled: this only runs when it failed. */
 static void xprtrdma_stage_reg_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -231,17 +254,18 @@ void xprtrdma_stages_destroy(struct xprtrdma_ep *ep)
  * @first: in/out head of the REG_MR chain
  * @last: in/out tail of the REG_MR chain
  *
- * Copies a Read chunk's bytes into the buffer, or zeroes the buffer for
- * a Write or Reply chunk (xprtrdma_stage_unload() copies the reply out).
- * Chains a REG_MR under a fresh key only if the key is not valid; the
- * caller puts the fence in front of the chain as for any REG_MR.  A call
- * stages at most one chunk.
+ * Copies a Read chunk's bytes into the buffer, or zeroes its part of the
+ * buffer for a Write or Reply chunk (xprtrdma_stage_unload() copies the
+ * reply out).  A call may stage a chunk for the reply and one for the
+ * call side by side, as far as the buffer goes.  Chains a REG_MR under a
+ * fresh key only if the key is not valid; the caller puts the fence in
+ * front of the chain as for any REG_MR.
  *
  * Context: process context, under XPRT_LOCKED and @req->mr_mutex.
  *
  * Return: 1 (one segment), or %-ENOSPC if the chunk is not staged
- * (staging off, chunk too large, stage already used by this call or not
- * usable): register it instead.
+ * (staging off, no room left, stage not usable, or part of the range
+ * missing from @xdr): register it instead.
  */
 int xprtrdma_stage_xdr(struct xprtrdma_req *req, struct xprtrdma_ep *ep,
 		       struct xdr_buf *xdr, u32 offset, u32 length, u32 room,
@@ -249,57 +273,72 @@ int xprtrdma_stage_xdr(struct xprtrdma_req *req, struct xprtrdma_ep *ep,
 		       struct ib_send_wr **first, struct ib_send_wr **last)
 {
 	struct xprtrdma_stage *st;
-	u32 size = length + room;
+	u32 at = 0, size = length + room;
 
-	if (!ep->stages || req->stage || !length ||
-	    size > XPRTRDMA_STAGE_SIZE ||
-	    req->nr_mrs == XPRTRDMA_MAX_MRS_PER_REQ)
+	if (!ep->stages || !length || size > XPRTRDMA_STAGE_SIZE)
 		return -ENOSPC;
 	st = &ep->stages[req - req->xp->reqs];
 	if (st->state == XPRTRDMA_STAGE_DEAD)
 		return -ENOSPC;
+	if (req->stage) {
+		/* Behind this call's first staged chunk. */
+		at = ALIGN(req->stage_used, 8);
+		if (at > XPRTRDMA_STAGE_SIZE - size)
+			return -ENOSPC;
+	} else if (req->nr_mrs == XPRTRDMA_MAX_MRS_PER_REQ) {
+		return -ENOSPC;
+	}
 
 	/* The reply is copied out where registration would have put it. */
-	if (!xprtrdma_stage_copy(st->buf, xdr, offset, length,
+	if (!xprtrdma_stage_copy(st->buf + at, xdr, offset, length,
 				 from_server ? XPRTRDMA_STAGE_CHECK :
 					       XPRTRDMA_STAGE_IN))
 		return -ENOSPC;
 	if (from_server)
-		memset(st->buf, 0, size);
-	ib_dma_sync_single_for_device(ep->device, st->dma, size,
+		memset(st->buf + at, 0, size);
+	ib_dma_sync_single_for_device(ep->device, st->dma + at, size,
 				      DMA_BIDIRECTIONAL);
 
-	if (st->state == XPRTRDMA_STAGE_UNREG) {
-		if (ib_map_mr_sg(st->mr, &st->sg, 1, NULL, PAGE_SIZE) != 1) {
-			st->state = XPRTRDMA_STAGE_DEAD;
-			return -ENOSPC;
+	if (!req->stage) {
+		if (st->state == XPRTRDMA_STAGE_UNREG) {
+			if (ib_map_mr_sg(st->mr, &st->sg, 1, NULL,
+					 PAGE_SIZE) != 1) {
+				xprtrdma_stage_kill(req, st);
+				return -ENOSPC;
+			}
+			/* A fresh key: an earlier transmission's must miss. */
+			ib_update_fast_reg_key(st->mr,
+					       ib_inc_rkey(st->mr->rkey));
+			memset(&st->reg_wr, 0, sizeof(st->reg_wr));
+			st->reg_wr.wr.opcode = IB_WR_REG_MR;
+			st->reg_wr.wr.wr_cqe = &st->reg_cqe;
+			st->reg_wr.mr = st->mr;
+			st->reg_wr.key = st->mr->rkey;
+			st->reg_wr.access = IB_ACCESS_LOCAL_WRITE |
+					    IB_ACCESS_REMOTE_WRITE |
+					    IB_ACCESS_REMOTE_READ;
+			if (*last)
+				(*last)->next = &st->reg_wr.wr;
+			else
+				*first = &st->reg_wr.wr;
+			*last = &st->reg_wr.wr;
+			st->reg_pending = true;
 		}
-		/* A fresh key: a handle from an earlier transmission must miss. */
-		ib_update_fast_reg_key(st->mr, ib_inc_rkey(st->mr->rkey));
-		memset(&st->reg_wr, 0, sizeof(st->reg_wr));
-		st->reg_wr.wr.opcode = IB_WR_REG_MR;
-		st->reg_wr.wr.wr_cqe = &st->reg_cqe;
-		st->reg_wr.mr = st->mr;
-		st->reg_wr.key = st->mr->rkey;
-		st->reg_wr.access = IB_ACCESS_LOCAL_WRITE |
-				    IB_ACCESS_REMOTE_WRITE |
-				    IB_ACCESS_REMOTE_READ;
-		if (*last)
-			(*last)->next = &st->reg_wr.wr;
-		else
-			*first = &st->reg_wr.wr;
-		*last = &st->reg_wr.wr;
-		st->reg_pending = true;
+		req->stage = st;
+		req->stage_posted = false;
+		req->stage_len = 0;
+		/* One REG_MR and one LOCAL_INV at most, like an MR. */
+		req->nr_mrs++;
 	}
-
-	req->stage = st;
-	req->stage_posted = false;
-	req->stage_off = offset;
-	req->stage_len = from_server ? length : 0;
-	req->nr_mrs++;
+	req->stage_used = at + size;
+	if (from_server) {
+		req->stage_at = at;
+		req->stage_off = offset;
+		req->stage_len = length;
+	}
 	seg->handle = st->mr->rkey;
 	seg->length = size;
-	seg->offset = st->mr->iova;
+	seg->offset = st->mr->iova + at;
 	return 1;
 }
 
@@ -318,6 +357,7 @@ void xprtrdma_stage_posted(struct xprtrdma_req *req)
 	if (st->reg_pending) {
 		st->reg_pending = false;
 		st->state = XPRTRDMA_STAGE_LIVE;
+		xprtrdma_stage_trace(req, st, "register");
 	}
 	req->stage_posted = true;
 }
@@ -347,7 +387,7 @@ void xprtrdma_stage_post_failed(struct xprtrdma_req *req,
 	st->reg_pending = false;
 	for (wr = first; wr && wr != bad; wr = wr->next)
 		if (wr == &st->reg_wr.wr)
-			st->state = XPRTRDMA_STAGE_DEAD;
+			xprtrdma_stage_kill(req, st);
 }
 
 /**
@@ -365,10 +405,11 @@ void xprtrdma_stage_unload(struct xprtrdma_req *req)
 
 	if (!st || !req->stage_posted || !req->stage_len)
 		return;
-	ib_dma_sync_single_for_cpu(st->ep->device, st->dma, req->stage_len,
-				   DMA_BIDIRECTIONAL);
+	ib_dma_sync_single_for_cpu(st->ep->device, st->dma + req->stage_at,
+				   req->stage_len, DMA_BIDIRECTIONAL);
 	/* Checked when staged; the receive buffer has not changed since. */
-	WARN_ON_ONCE(!xprtrdma_stage_copy(st->buf, &req->rqst.rq_rcv_buf,
+	WARN_ON_ONCE(!xprtrdma_stage_copy(st->buf + req->stage_at,
+					  &req->rqst.rq_rcv_buf,
 					  req->stage_off, req->stage_len,
 					  XPRTRDMA_STAGE_OUT));
 }
@@ -399,6 +440,7 @@ struct ib_send_wr *xprtrdma_stage_retire(struct xprtrdma_req *req, bool remote,
 	if (remote && st->mr->rkey == remote_rkey) {
 		*ours = true;
 		st->state = XPRTRDMA_STAGE_UNREG;
+		xprtrdma_stage_trace(req, st, "invalidated by server");
 		return NULL;
 	}
 	if (keep || st->state != XPRTRDMA_STAGE_LIVE)
@@ -411,21 +453,24 @@ struct ib_send_wr *xprtrdma_stage_retire(struct xprtrdma_req *req, bool remote,
 	st->inv_failed = false;
 	st->state = XPRTRDMA_STAGE_UNREG;
 	st->retiring = true;
+	xprtrdma_stage_trace(req, st, "retire");
 	return &st->inv_wr;
 }
 
 /**
  * xprtrdma_stage_retired - @req is done with its stage
  * @req: request whose chunks were fenced
- * @fenced: the chain holding the stage's LOCAL_INV (if any) completed,
- *	rather than the QP being moved to Error instead
+ * @chain_completed: the request's LOCAL_INV chain (if any) was posted and
+ *	completed, rather than the QP being moved to Error instead of it
  *
  * A retirement that did not complete for certain leaves the key's state
- * unknown, so the stage is not used again on this connection.
+ * unknown, so the stage is not used again on this connection: that
+ * covers a LOCAL_INV that failed or was flushed, including the flush
+ * when xprtrdma_inv_wait() fences the QP after waiting too long.
  *
  * Context: under @req->mr_mutex, from xprtrdma_invalidate().
  */
-void xprtrdma_stage_retired(struct xprtrdma_req *req, bool fenced)
+void xprtrdma_stage_retired(struct xprtrdma_req *req, bool chain_completed)
 {
 	struct xprtrdma_stage *st = req->stage;
 
@@ -433,10 +478,10 @@ void xprtrdma_stage_retired(struct xprtrdma_req *req, bool fenced)
 		return;
 	if (st->retiring) {
 		st->retiring = false;
-		if (!fenced || st->inv_failed)
-			st->state = XPRTRDMA_STAGE_DEAD;
-	} else if (!fenced && req->stage_posted) {
-		st->state = XPRTRDMA_STAGE_DEAD;
+		if (!chain_completed || st->inv_failed)
+			xprtrdma_stage_kill(req, st);
+	} else if (!chain_completed && req->stage_posted) {
+		xprtrdma_stage_kill(req, st);
 	}
 	req->stage = NULL;
 	req->stage_posted = false;
@@ -458,7 +503,7 @@ void xprtrdma_stage_drop(struct xprtrdma_req *req)
 	st->reg_pending = false;
 	/* Posted and never retired: only teardown gets here, and it frees it. */
 	if (req->stage_posted)
-		st->state = XPRTRDMA_STAGE_DEAD;
+		xprtrdma_stage_kill(req, st);
 	req->stage = NULL;
 	req->stage_posted = false;
 }

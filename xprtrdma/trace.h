@@ -205,6 +205,36 @@ TRACE_EVENT(xprtrdma_mr_recover,
 		  __get_str(port), __entry->xid, __entry->nr_mrs)
 );
 
+/*
+ * A staging buffer's key changed state (stage.c): "register" (a REG_MR
+ * under a fresh key goes out with this call), "retire" (LOCAL_INV after
+ * a retransmission, a call sent twice, a refused reply or a task gone),
+ * "invalidated by server" (Send With Invalidate of the key), "unusable"
+ * (its state is unknown: not used again on this connection).
+ */
+TRACE_EVENT(xprtrdma_stage,
+	TP_PROTO(const struct xprtrdma_xprt *xp, __be32 xid, unsigned int slot,
+		 u32 rkey, const char *what),
+	TP_ARGS(xp, xid, slot, rkey, what),
+	TP_STRUCT__entry(
+		XPRTRDMA_TRACE_PEER_FIELDS(xp)
+		__field(u32, xid)
+		__field(unsigned int, slot)
+		__field(u32, rkey)
+		__string(what, what)
+	),
+	TP_fast_assign(
+		XPRTRDMA_TRACE_PEER_ASSIGN(xp);
+		__entry->xid = be32_to_cpu(xid);
+		__entry->slot = slot;
+		__entry->rkey = rkey;
+		nfsrdma_assign_str(what, what);
+	),
+	TP_printk("peer=%s:%s xid=0x%08x slot=%u rkey=0x%08x %s",
+		  __get_str(addr), __get_str(port), __entry->xid,
+		  __entry->slot, __entry->rkey, __get_str(what))
+);
+
 /* A backward-direction (NFSv4.1 callback) Call from the server. */
 TRACE_EVENT(xprtrdma_cb_call,
 	TP_PROTO(const struct xprtrdma_xprt *xp, __be32 xid, u32 len,

@@ -210,7 +210,9 @@ struct xprtrdma_mr {
 enum xprtrdma_stage_state {
 	XPRTRDMA_STAGE_UNREG,	/* key not valid: REG_MR before the next use */
 	XPRTRDMA_STAGE_LIVE,	/* key valid since a REG_MR we posted */
-	XPRTRDMA_STAGE_DEAD,	/* unknown after a failed post: never used */
+	XPRTRDMA_STAGE_DEAD,	/* unknown (a post failed partway, a LOCAL_INV
+				 * failed or was flushed, the QP was fenced):
+				 * not used again on this connection */
 };
 
 /**
@@ -453,9 +455,12 @@ struct xprtrdma_bc {
  *	like @mrs, guarded by @mr_mutex and taken back by teardown
  * @stage_posted: @stage's key went out with a transmission that has not
  *	yet been answered or retired
- * @stage_off: where the staged chunk starts in the receive xdr_buf
+ * @stage_used: bytes of @stage this transmission's chunks take (a call
+ *	may stage a Reply chunk and a Read chunk together)
+ * @stage_at: where in @stage the Write or Reply chunk starts
+ * @stage_off: where that chunk starts in the receive xdr_buf
  * @stage_len: bytes to copy from @stage into the receive xdr_buf once the
- *	reply is accepted; 0 for a Read chunk
+ *	reply is accepted; 0 if only a Read chunk was staged
  * @sent_gen: &xprtrdma_ep.gen of the connection this call's latest
  *	transmission was posted on; 0 while it is being marshalled, once
  *	it has taken its reply, and while the slot is free; written under
@@ -480,6 +485,8 @@ struct xprtrdma_req {
 	struct completion inv_done;
 	struct xprtrdma_stage *stage;
 	bool stage_posted;
+	u32 stage_used;
+	u32 stage_at;
 	u32 stage_off;
 	u32 stage_len;
 	u32 sent_gen;
@@ -644,7 +651,7 @@ void xprtrdma_stage_unload(struct xprtrdma_req *req);
 struct ib_send_wr *xprtrdma_stage_retire(struct xprtrdma_req *req, bool remote,
 					 u32 remote_rkey, bool keep,
 					 bool *ours);
-void xprtrdma_stage_retired(struct xprtrdma_req *req, bool fenced);
+void xprtrdma_stage_retired(struct xprtrdma_req *req, bool chain_completed);
 void xprtrdma_stage_drop(struct xprtrdma_req *req);
 
 /**

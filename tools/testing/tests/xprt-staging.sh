@@ -3,37 +3,43 @@
 # Our client's staging buffers (module parameter staging; xprtrdma/stage.c).
 # Every case mounts with the client's inline sizes at 1 KiB, so that a
 # 4 KiB READ needs a Write chunk and a 4 KiB WRITE a Read chunk against
-# any server, ours (8 KiB inline) as much as the in-tree (4 KiB).
+# any server, ours (8 KiB inline) as much as the in-tree (4 KiB).  The
+# parameter is read whenever a connection is made, so it stays set from
+# before a mount until after its unmount.
 #
-# staged-direct-io: staging on; 4 KiB O_DIRECT writes at random blocks of
-# a file, then an O_DIRECT read of every block written, each compared
-# with what was last written there.  mountstats must show the chunks
-# (read and write chunk counts each grow by at least one per I/O) and
-# that they were staged: the MR pool recycled, and the client invalidated,
-# at most one MR per ten I/Os (the chunks of the calls around them).
+# unstaged-control: staging off, NFSv3.  4 KiB O_DIRECT writes at random
+# blocks of a file, then an O_DIRECT read of every block written, each
+# compared with what was last written there.  mountstats must show the
+# chunks (read and write chunk counts each grow by at least one per I/O)
+# and that each cost an MR (MRs recycled grow by one per I/O at least).
 #
-# retransmitted-staged: staging on; four O_DIRECT readers keep staged
-# READs in flight while the client's link drops every packet for longer
-# than RDMA's retries.  The connection fails, the calls are sent again on
-# a new one, and each reply to a call sent twice must retire its staged
-# key (local_inv_needed grows; a clean exchange never invalidates one).
-# Every read is checked, before, across and after the cut.
+# staged-direct-io: the same I/O with staging on, on NFSv4.2 (a transport
+# of its own, made after the parameter changed).  The chunks must be
+# counted as before, but the MR pool must recycle, and the client
+# invalidate, at most one MR per ten I/Os: the chunks were staged.  (An
+# NFSv4 WRITE's reply buffer needs a Reply chunk at 1 KiB inline; it is
+# staged beside the WRITE's Read chunk.)
 #
-# unstaged-control: the first case's I/O with staging off, on NFSv3 (a
-# transport of its own, created after the parameter changed): every
-# chunk now costs an MR, so the first case's low count measured staging,
-# not a load that needed no MRs.
-TIMEOUT=900
+# retransmitted-staged: staging on, NFSv3 (no grace period after a
+# restart).  Four O_DIRECT readers, every read checked, keep staged READs
+# in flight while the server restarts knfsd, which drops the connection
+# on any fabric.  The calls in flight are sent again on the next
+# connection, and the reply to each must retire its staged key: the
+# client's xprtrdma_stage tracepoint must show a "retire" (after up to
+# three restarts: a restart may find no READ in flight), and the readers
+# must go on reading the right bytes afterwards.
+TIMEOUT=1200
 ST_BLOCKS=256
 ST_IOS=200
 ST_READERS=4
-ST_CUT_SECONDS=20
+ST_RESTARTS=3
 F_CONNECTS=3
 F_READ_CHUNKS=11
 F_WRITE_CHUNKS=12
 F_MRS_RECYCLED=22
 F_LOCAL_INVS=25
 ST_PARAM=/sys/module/xprtrdma/parameters/staging
+ST_SYSCTLS="sunrpc.rdma_max_inline_read sunrpc.rdma_max_inline_write"
 
 server_prepare() {
 	mkdir -p "$EXPORT_DIR/staging"
@@ -44,7 +50,7 @@ server_prepare() {
 # st_direct_io FILE: ST_IOS 4 KiB O_DIRECT writes at random blocks, then
 # a checked read of each block written.  Prints "writes W reads R".
 st_direct_io() {
-	timeout 300 python3 - "$1" "$ST_BLOCKS" "$ST_IOS" <<'EOF'
+	timeout $((300 * ${TIME_SCALE:-1})) python3 - "$1" "$ST_BLOCKS" "$ST_IOS" <<'EOF'
 import mmap, os, random, sys
 path, blocks, ios = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 fd = os.open(path, os.O_RDWR | os.O_DIRECT)
@@ -70,7 +76,7 @@ EOF
 # st_reader FILE COPY STOP: checked 4 KiB O_DIRECT reads at random blocks
 # until STOP exists.  Prints the count.
 st_reader() {
-	timeout 600 python3 - "$1" "$2" "$3" <<'EOF'
+	timeout $((900 * ${TIME_SCALE:-1})) python3 - "$1" "$2" "$3" <<'EOF'
 import mmap, os, random, sys
 path, copy, stop = sys.argv[1:4]
 want = open(copy, 'rb').read()
@@ -87,18 +93,34 @@ print(f"{n} reads")
 EOF
 }
 
-# st_mount VERS STAGING: mount with 1 KiB inline sizes and staging on (1)
-# or off (0) for the transport the mount creates.
+# st_mount VERS STAGING: set staging (1 or 0) and 1 KiB inline sizes,
+# then mount; st_umount undoes all three.
 st_mount() {
-	local rd wr rc=0
-	rd=$(sysctl -n sunrpc.rdma_max_inline_read)
-	wr=$(sysctl -n sunrpc.rdma_max_inline_write)
+	local k
+	ST_SAVED=
+	for k in $ST_SYSCTLS; do
+		ST_SAVED+=" $k=$(sysctl -n "$k")"
+	done
 	echo "$2" >$ST_PARAM || { fail "cannot set staging=$2"; return 1; }
-	sysctl -qw sunrpc.rdma_max_inline_read=1024 sunrpc.rdma_max_inline_write=1024 ||
-		{ fail "cannot lower the inline sizes"; return 1; }
-	nfs_mount "$1" || rc=1
-	sysctl -qw sunrpc.rdma_max_inline_read="$rd" sunrpc.rdma_max_inline_write="$wr"
+	# shellcheck disable=SC2086
+	if ! sysctl -qw ${ST_SYSCTLS// /=1024 }=1024; then
+		fail "cannot lower the inline sizes"
+		st_restore
+		return 1
+	fi
+	nfs_mount "$1" || { st_restore; return 1; }
+}
+
+st_restore() {
+	# shellcheck disable=SC2086
+	[ -z "$ST_SAVED" ] || sysctl -qw $ST_SAVED
 	echo 0 >$ST_PARAM
+}
+
+st_umount() {
+	local rc=0
+	nfs_umount || rc=1
+	st_restore
 	return $rc
 }
 
@@ -115,12 +137,12 @@ st_io_case() {
 	read -r r0 w0 m0 i0 <<<"$(st_counts)"
 	out=$(st_direct_io "$MNT/staging/data") || { fail "direct I/O failed: $out"; rc=1; }
 	read -r r1 w1 m1 i1 <<<"$(st_counts)"
-	nfs_umount || rc=1
+	st_umount || rc=1
 	[ $rc = 0 ] || return 1
 	read -r _ writes _ reads <<<"$out"
 	dm=$((m1 - m0))
 	di=$((i1 - i0))
-	log "$out; read chunks +$((r1 - r0)), write chunks +$((w1 - w0)), MRs recycled +$dm, LOCAL_INVs +$di"
+	log "NFSv$1, staging=$2: $out; read chunks +$((r1 - r0)), write chunks +$((w1 - w0)), MRs recycled +$dm, LOCAL_INVs +$di"
 	((r1 - r0 >= writes)) || { fail "only $((r1 - r0)) Read chunks for $writes WRITEs: no chunks to stage"; rc=1; }
 	((w1 - w0 >= reads)) || { fail "only $((w1 - w0)) Write chunks for $reads READs: no chunks to stage"; rc=1; }
 	if [ "$2" = 1 ]; then
@@ -133,40 +155,44 @@ st_io_case() {
 }
 
 st_retransmitted() {
-	local stop=/tmp/staging.stop copy=/tmp/staging.copy
-	local c0 c1 i0 i1 i pids=() rc=0
-	st_mount 4.2 1 || return 1
-	cp "$MNT/staging/data" $copy || { fail "cannot copy the data file"; nfs_umount; return 1; }
+	local ev=xprtrdma/xprtrdma_stage stop=/tmp/staging.stop
+	local copy=/tmp/staging.copy c0 c1 i n retires=0 pids=() rc=0
+	st_mount 3 1 || return 1
+	cp "$MNT/staging/data" $copy || { fail "cannot copy the data file"; st_umount; return 1; }
+	trace_event_on $ev || { st_umount; return 1; }
+	: >$TRACEFS/trace
 	c0=$(xprt_field $F_CONNECTS)
-	i0=$(xprt_field $F_LOCAL_INVS)
+	c1=$c0
 	rm -f $stop
 	for ((i = 0; i < ST_READERS; i++)); do
 		st_reader "$MNT/staging/data" $copy $stop >"/tmp/staging.reader.$i" 2>&1 &
 		pids+=($!)
 	done
-	sleep 5
-	log "cutting the client's link for $ST_CUT_SECONDS s"
-	tc qdisc add dev eth0 root netem loss 100% || { fail "cannot cut the link"; rc=1; }
-	sleep $ST_CUT_SECONDS
-	tc qdisc del dev eth0 root 2>/dev/null
-	# Until the readers have come back and gone on for a while.
-	for ((i = 0; i < 180 * ${TIME_SCALE:-1}; i++)); do
-		c1=$(xprt_field $F_CONNECTS)
-		((c1 > c0)) && break
-		sleep 1
+	for ((n = 1; n <= ST_RESTARTS && retires == 0; n++)); do
+		sleep 5
+		signal "restart-$n"
+		await "restarted-$n" 120 || { rc=1; break; }
+		# Until the connection is back and the readers have gone on.
+		for ((i = 0; i < 120 * ${TIME_SCALE:-1}; i++)); do
+			c1=$(xprt_field $F_CONNECTS)
+			((c1 >= c0 + n)) && break
+			sleep 1
+		done
+		sleep 10
+		retires=$(grep -c 'xprtrdma_stage:.* retire$' $TRACEFS/trace)
+		log "restart $n: connects $c0 -> $c1, $retires staged key(s) retired"
 	done
-	sleep 20
+	signal restarts-done
 	touch $stop
 	for i in "${!pids[@]}"; do
 		wait "${pids[$i]}" || { fail "reader $i: $(tail -n 1 /tmp/staging.reader.$i)"; rc=1; }
 		log "reader $i: $(tail -n 1 /tmp/staging.reader.$i)"
 	done
-	c1=$(xprt_field $F_CONNECTS)
-	i1=$(xprt_field $F_LOCAL_INVS)
-	log "connects $c0 -> $c1, LOCAL_INVs $i0 -> $i1"
-	((c1 > c0)) || { fail "the cut did not make the client reconnect"; rc=1; }
-	((i1 > i0)) || { fail "no staged key was retired after the retransmissions"; rc=1; }
-	nfs_umount || rc=1
+	trace_event_off $ev
+	grep 'xprtrdma_stage:' $TRACEFS/trace | head -n 8 | sed 's/^/  trace: /'
+	((c1 > c0)) || { fail "the restarts did not make the client reconnect"; rc=1; }
+	((retires > 0)) || { fail "no staged key was retired after $ST_RESTARTS restarts"; rc=1; }
+	st_umount || rc=1
 	return $rc
 }
 
@@ -174,14 +200,38 @@ st_cases() {
 	local rc=0
 	nfs_client_prepare || return 1
 	[ -w $ST_PARAM ] || { fail "our client has no staging parameter"; return 1; }
+	subtest unstaged-control st_io_case 3 0 || rc=1
 	subtest staged-direct-io st_io_case 4.2 1 || rc=1
 	subtest retransmitted-staged st_retransmitted || rc=1
-	subtest unstaged-control st_io_case 3 0 || rc=1
 	return $rc
 }
 
+restart_nfsd() {
+	rpc.nfsd 0 || return 1
+	sleep 3
+	rpc.nfsd 8 || return 1
+	echo "rdma $NFS_PORT" >/proc/fs/nfsd/portlist
+}
+
 test_server() {
-	serve_nfs 800
+	local n rc=0
+	nfs_serve_prepared || { signal abort; return 1; }
+	signal server-ready
+	# Each restart the client asks for, until it has seen enough.
+	for ((n = 1; n <= ST_RESTARTS; n++)); do
+		until signalled "restart-$n"; do
+			if signalled restarts-done || signalled client-done ||
+				signalled abort; then
+				break 2
+			fi
+			sleep 1
+		done
+		restart_nfsd || { fail "nfsd restart $n failed"; rc=1; }
+		signal "restarted-$n"
+	done
+	await client-done $((1000 * ${TIME_SCALE:-1})) || rc=1
+	nfs_server_stop || rc=1
+	return $rc
 }
 
 test_client() {
