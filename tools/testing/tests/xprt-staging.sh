@@ -10,8 +10,10 @@
 # unstaged-control: staging off, NFSv3.  4 KiB O_DIRECT writes at random
 # blocks of a file, then an O_DIRECT read of every block written, each
 # compared with what was last written there.  mountstats must show the
-# chunks (read and write chunk counts each grow by at least one per I/O)
-# and that each cost an MR (MRs recycled grow by one per I/O at least).
+# chunks (Read chunks grow by one per WRITE at least, and Write and Reply
+# chunks together by one per READ: a READ whose reply header does not
+# fit 1 KiB takes a Reply chunk) and that each cost an MR (MRs recycled
+# grow by one per I/O at least).
 #
 # staged-direct-io: the same I/O with staging on, on NFSv4.2 (a transport
 # of its own, made after the parameter changed).  The chunks must be
@@ -36,6 +38,7 @@ ST_RESTARTS=3
 F_CONNECTS=3
 F_READ_CHUNKS=11
 F_WRITE_CHUNKS=12
+F_REPLY_CHUNKS=13
 F_MRS_RECYCLED=22
 F_LOCAL_INVS=25
 ST_PARAM=/sys/module/xprtrdma/parameters/staging
@@ -124,9 +127,11 @@ st_umount() {
 	return $rc
 }
 
-# st_counts: read chunks, write chunks, MRs recycled, LOCAL_INVs.
+# st_counts: Read chunks, Write plus Reply chunks, MRs recycled,
+# LOCAL_INVs.
 st_counts() {
-	echo "$(xprt_field $F_READ_CHUNKS) $(xprt_field $F_WRITE_CHUNKS)" \
+	echo "$(xprt_field $F_READ_CHUNKS)" \
+		"$(($(xprt_field $F_WRITE_CHUNKS) + $(xprt_field $F_REPLY_CHUNKS)))" \
 		"$(xprt_field $F_MRS_RECYCLED) $(xprt_field $F_LOCAL_INVS)"
 }
 
@@ -142,9 +147,9 @@ st_io_case() {
 	read -r _ writes _ reads <<<"$out"
 	dm=$((m1 - m0))
 	di=$((i1 - i0))
-	log "NFSv$1, staging=$2: $out; read chunks +$((r1 - r0)), write chunks +$((w1 - w0)), MRs recycled +$dm, LOCAL_INVs +$di"
+	log "NFSv$1, staging=$2: $out; Read chunks +$((r1 - r0)), Write and Reply chunks +$((w1 - w0)), MRs recycled +$dm, LOCAL_INVs +$di"
 	((r1 - r0 >= writes)) || { fail "only $((r1 - r0)) Read chunks for $writes WRITEs: no chunks to stage"; rc=1; }
-	((w1 - w0 >= reads)) || { fail "only $((w1 - w0)) Write chunks for $reads READs: no chunks to stage"; rc=1; }
+	((w1 - w0 >= reads)) || { fail "only $((w1 - w0)) Write and Reply chunks for $reads READs: no chunks to stage"; rc=1; }
 	if [ "$2" = 1 ]; then
 		((dm * 10 <= writes + reads)) || { fail "$dm MRs recycled for $((writes + reads)) staged I/Os"; rc=1; }
 		((di * 10 <= writes + reads)) || { fail "$di LOCAL_INVs for $((writes + reads)) staged I/Os"; rc=1; }
