@@ -501,9 +501,12 @@ void xprtrdma_stage_drop(struct xprtrdma_req *req)
 		return;
 	/* A REG_MR built but never posted left the key invalid. */
 	st->reg_pending = false;
-	/* Posted and never retired: only teardown gets here, and it frees it. */
+	/*
+	 * Posted and never retired: only teardown gets here, and it frees
+	 * the stage next (so no trace: nothing is lost).
+	 */
 	if (req->stage_posted)
-		xprtrdma_stage_kill(req, st);
+		st->state = XPRTRDMA_STAGE_DEAD;
 	req->stage = NULL;
 	req->stage_posted = false;
 }
