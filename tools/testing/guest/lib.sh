@@ -418,6 +418,16 @@ nfs_server_start() {
 	log "nfsd listening: $(tr '\n' ' ' </proc/fs/nfsd/portlist)"
 }
 
+# nfsd_restart [PAUSE]: stop every nfsd thread, which closes each RDMA
+# connection (the clients reconnect and retransmit), wait PAUSE seconds
+# (3 by default), start 8 threads again and listen on RDMA again.
+nfsd_restart() {
+	rpc.nfsd 0 || return 1
+	sleep "${1:-3}"
+	rpc.nfsd 8 || return 1
+	echo "rdma $NFS_PORT" >/proc/fs/nfsd/portlist
+}
+
 nfs_server_stop() {
 	local pid i
 	rpc.nfsd 0 &

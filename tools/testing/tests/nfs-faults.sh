@@ -56,10 +56,7 @@ await_progress() {
 }
 
 fault_nfsd_restart() {
-	rpc.nfsd 0 || return 1
-	sleep 2
-	rpc.nfsd 8 || return 1
-	echo "rdma $NFS_PORT" >/proc/fs/nfsd/portlist
+	nfsd_restart 2
 }
 
 # Named after the fabric's device type: rxe_readd, siw_readd.

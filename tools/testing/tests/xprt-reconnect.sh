@@ -23,13 +23,6 @@ await_either() {
 	fail "timed out waiting for $1"
 }
 
-restart_nfsd() {
-	rpc.nfsd 0 || return 1
-	sleep 3
-	rpc.nfsd 8 || return 1
-	echo "rdma $NFS_PORT" >/proc/fs/nfsd/portlist
-}
-
 reconnect_one() {
 	local v=$1 f=/tmp/reconnect.bin pid rc=0
 	nfs_mount "$v" || return 1
@@ -123,7 +116,7 @@ test_server() {
 	signal server-ready
 	for v in $RECONNECT_VERSIONS; do
 		await "restart-$v" 300 || { rc=1; break; }
-		restart_nfsd || rc=1
+		nfsd_restart || rc=1
 		signal "restarted-$v"
 	done
 	if [ "$CLIENT_TRANSPORT" = ours ]; then
@@ -133,7 +126,7 @@ test_server() {
 				{ rc=1; break; }
 			signalled client-done && break
 			# Without nfsd the client's writes would wait for ever.
-			restart_nfsd || { fail "nfsd restart failed"; signal abort; rc=1; break; }
+			nfsd_restart || { fail "nfsd restart failed"; signal abort; rc=1; break; }
 			signal "backoff-restarted-$i"
 		done
 	fi

@@ -211,13 +211,6 @@ st_cases() {
 	return $rc
 }
 
-restart_nfsd() {
-	rpc.nfsd 0 || return 1
-	sleep 3
-	rpc.nfsd 8 || return 1
-	echo "rdma $NFS_PORT" >/proc/fs/nfsd/portlist
-}
-
 test_server() {
 	local n rc=0
 	nfs_serve_prepared || { signal abort; return 1; }
@@ -231,7 +224,7 @@ test_server() {
 			fi
 			sleep 1
 		done
-		restart_nfsd || { fail "nfsd restart $n failed"; rc=1; }
+		nfsd_restart || { fail "nfsd restart $n failed"; rc=1; }
 		signal "restarted-$n"
 	done
 	await client-done $((1000 * ${TIME_SCALE:-1})) || rc=1
