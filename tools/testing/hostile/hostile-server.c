@@ -159,8 +159,9 @@ enum hs_sel {
 	SEL_REPLY,	/* offered a Reply chunk */
 	SEL_PLAIN,	/* contains the marker, offered no Write or Reply chunk */
 	SEL_MREPLY,	/* contains the marker and offered a Reply chunk */
-	SEL_WRITE_ODD,	/* offered a Write chunk whose first segment is not
-			 * a whole number of XDR words (an odd O_DIRECT READ) */
+	SEL_WRITE_ODD,	/* offered a Write chunk for a READ that is not a
+			 * whole number of XDR words (an odd O_DIRECT READ):
+			 * an odd first segment, or an odd count */
 	SEL_READLINK,	/* an NFS READLINK offering no Write or Reply chunk */
 };
 
@@ -1939,52 +1940,103 @@ static struct hs_call *call_take(struct hs_conn *c, __be32 xid)
 }
 
 /*
- * Is @rec an NFS READLINK call: NFSv3 procedure 5, or an NFSv4 COMPOUND
- * of [SEQUENCE,] PUTFH, READLINK?  Enough XDR for the test's own calls.
+ * The NFS operation @rec calls, and where its arguments start: an NFSv3
+ * procedure, or the first operation of an NFSv4 COMPOUND after
+ * [SEQUENCE,] PUTFH.  Enough XDR for the test's own calls.  Returns the
+ * NFS version (3 or 4), or 0 for anything else.
  */
-static bool rpc_is_readlink(const uint8_t *rec, size_t len)
+static u32 rpc_nfs_op(const uint8_t *rec, size_t len, u32 *op, size_t *args)
 {
 	size_t p = 24;
 	u32 i, l, vers;
 
 	if (len < p || get32(rec + 4) != RPC_CALL ||
 	    get32(rec + 12) != 100003)
-		return false;
+		return 0;
 	vers = get32(rec + 16);
 	for (i = 0; i < 2; i++) {	/* the credential, the verifier */
 		if (p + 8 > len)
-			return false;
+			return 0;
 		l = get32(rec + p + 4);
 		if (l > 400)
-			return false;
+			return 0;
 		p += 8 + xdr_round(l);
 	}
-	if (vers == 3)
-		return get32(rec + 20) == 5;
+	if (vers == 3) {
+		*op = get32(rec + 20);
+		*args = p;
+		return 3;
+	}
 	if (vers != 4 || get32(rec + 20) != 1 || p + 4 > len)
-		return false;
+		return 0;
 	l = get32(rec + p);		/* the tag */
 	if (l > 64)
-		return false;
+		return 0;
 	p += 4 + xdr_round(l) + 8;	/* minorversion, number of ops */
 	while (p + 4 <= len) {
-		u32 op = get32(rec + p);
-
+		*op = get32(rec + p);
 		p += 4;
-		if (op == 53) {		/* SEQUENCE: session ID, 4 words */
+		if (*op == 53) {		/* SEQUENCE: session ID, 4 words */
 			p += 32;
-		} else if (op == 22) {	/* PUTFH */
+		} else if (*op == 22) {	/* PUTFH */
 			if (p + 4 > len)
-				return false;
+				return 0;
 			l = get32(rec + p);
 			if (l > 128)
-				return false;
+				return 0;
 			p += 4 + xdr_round(l);
 		} else {
-			return op == 27;	/* READLINK */
+			*args = p;
+			return 4;
 		}
 	}
+	return 0;
+}
+
+/* Is @rec an NFS READLINK call (NFSv3 procedure 5, NFSv4 operation 27)? */
+static bool rpc_is_readlink(const uint8_t *rec, size_t len)
+{
+	size_t args;
+	u32 op;
+
+	switch (rpc_nfs_op(rec, len, &op, &args)) {
+	case 3:
+		return op == 5;
+	case 4:
+		return op == 27;
+	}
 	return false;
+}
+
+/*
+ * Is @rec an NFS READ (NFSv3 procedure 6, NFSv4 operation 25) whose
+ * count is not a whole number of XDR words?  A client that stages the
+ * data offers one word-aligned segment with room for the pad, so only
+ * the call itself says the READ is odd.
+ */
+static bool rpc_is_odd_read(const uint8_t *rec, size_t len)
+{
+	size_t p;
+	u32 op, l;
+
+	switch (rpc_nfs_op(rec, len, &op, &p)) {
+	case 3:
+		if (op != 6 || p + 4 > len)
+			return false;
+		l = get32(rec + p);		/* the file handle */
+		if (l > 64)
+			return false;
+		p += 4 + xdr_round(l) + 8;	/* offset */
+		break;
+	case 4:
+		if (op != 25)
+			return false;
+		p += 16 + 8;			/* stateid, offset */
+		break;
+	default:
+		return false;
+	}
+	return p + 4 <= len && (get32(rec + p) & 3);
 }
 
 static bool sel_matches(const struct hs_case *hc, const struct hs_call *call,
@@ -2005,7 +2057,7 @@ static bool sel_matches(const struct hs_case *hc, const struct hs_call *call,
 		       memmem(rec, len, marker, strlen(marker)) != NULL;
 	case SEL_WRITE_ODD:
 		return call->nr_write && call->wsegs_n &&
-		       (call->wsegs[0].length & 3);
+		       ((call->wsegs[0].length & 3) || rpc_is_odd_read(rec, len));
 	case SEL_READLINK:
 		return !call->nr_write && !call->has_reply &&
 		       rpc_is_readlink(rec, len);
