@@ -73,7 +73,8 @@ swap_watch() {
 		psi=$(sed -n 's/^full avg10=\([^ ]*\).*/\1/p' /proc/pressure/memory 2>/dev/null)
 		log "after ${t} s: pswpout $(vmstat_of pswpout) pswpin $(vmstat_of pswpin)" \
 			"memory full avg10 ${psi:-?}" \
-			"hog $(tr '\n' ' ' </sys/fs/cgroup/hog/memory.events 2>/dev/null)"
+			"hog $(tr '\n' ' ' </sys/fs/cgroup/hog/memory.events 2>/dev/null)" \
+			"eth0 $(link_counts eth0)"
 		if [ "$t" = $((420 * scale)) ]; then
 			log "no end after $t s: stacks to the console"
 			echo 1 >/proc/sys/kernel/sysrq
@@ -81,6 +82,18 @@ swap_watch() {
 			echo l >/proc/sysrq-trigger
 		fi
 	done
+}
+
+# link_counts DEV: DEV's packet and drop counters, so that a run whose
+# link stops (make check saw one: a Send retry-exceeded, then ARP failing)
+# shows which direction stopped first and whether the guest dropped.
+link_counts() {
+	local d=/sys/class/net/$1/statistics n v out=
+	for n in rx_packets rx_dropped tx_packets tx_dropped; do
+		read -r v 2>/dev/null <"$d/$n" || v='?'
+		out+="$n $v "
+	done
+	echo "${out% }"
 }
 
 vmstat_of() {
