@@ -292,6 +292,34 @@ net_up() {
 	rdma_dev_add "$dev"
 }
 
+# link_counts DEV: DEV's packet and drop counters, so that a run whose
+# link stops shows which direction stopped first and whether the guest
+# dropped.
+link_counts() {
+	local d=/sys/class/net/$1/statistics n v out=
+	for n in rx_packets rx_dropped tx_packets tx_dropped; do
+		read -r v 2>/dev/null <"$d/$n" || v='?'
+		out+="$n $v "
+	done
+	echo "${out% }"
+}
+
+# link_watch: in a two-VM guest, eth0's counters, the bytes its transmit
+# queue holds and the kernel's UDP receive errors (rxe's input) every 10 s
+# into /results/ROLE-link.txt.  The emulated link between the VMs has
+# stopped now and then (README), in either direction, and both guests'
+# rows side by side say which queue stopped moving first and whether a
+# guest was dropping what it received.
+link_watch() {
+	local q=/sys/class/net/eth0/queues/tx-0/byte_queue_limits/inflight inflight udp
+	[ "$TOPOLOGY" = 2vm ] || return 0
+	while sleep 10; do
+		read -r inflight 2>/dev/null <"$q" || inflight='?'
+		udp=$(awk '$1 == "Udp:" && $2 ~ /^[0-9]/ { print "udp_in " $2 " udp_in_errors " $4 " udp_rcvbuf_errors " $6 }' /proc/net/snmp)
+		echo "$(cut -d' ' -f1 /proc/uptime) $(link_counts eth0) tx_inflight $inflight $udp"
+	done >>"/results/$role-link.txt" 2>/dev/null &
+}
+
 guest_prepare() {
 	local d
 	# Fresh /run and /tmp hide the host's runtime state, but must not hide

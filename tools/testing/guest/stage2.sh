@@ -46,6 +46,7 @@ run_part() (
 )
 
 guest_prepare "$role" || exit_guest 1 "guest preparation failed"
+link_watch
 rc=0
 case "$TEST" in
 *+*)

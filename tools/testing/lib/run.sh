@@ -88,6 +88,16 @@ link_stalled_where() {
 	echo "$out"
 }
 
+# link_watch_tail RUNDIR: the last two rows of each guest's link counters
+# (guest/lib.sh link_watch): which direction stopped moving.
+link_watch_tail() {
+	local f
+	for f in "$1"/*-link.txt; do
+		[ -e "$f" ] || continue
+		tail -n 2 "$f" | sed "s|^|${f##*/}: |"
+	done
+}
+
 # Kernel lines that say an RDMA transport or device failed: any line of
 # our modules' but the routine ones (connected, device removed on purpose),
 # the in-tree rpcrdma's and rxe's complaints, failed connects, work
@@ -500,6 +510,7 @@ run_instance() {
 			if [ -n "$why" ] && [ -n "$(link_stalled_where "$rundir")" ] &&
 				line=$(link_error_before_stall "$rundir"); then
 				why+=$'\n'"the emulated link stalled ($(link_stalled_where "$rundir")) only after a transport error, so the failure stands: $line"
+				why+=$'\n'"$(link_watch_tail "$rundir")"
 			fi
 			break
 		fi
@@ -516,6 +527,7 @@ run_instance() {
 		cp "$rundir.stalled/env" "$rundir/"
 		[ -e "$rundir.stalled/stage-ours.log" ] && cp "$rundir.stalled/stage-ours.log" "$rundir/"
 		tap_diag "$id: first run discarded: $stalled; logs: $rundir.stalled; running it again"
+		[ -z "$(link_watch_tail "$rundir.stalled")" ] || tap_diag "$(link_watch_tail "$rundir.stalled")"
 	done
 	if [ -n "${VM_CAPTURE:-}" ] && [ -z "$why" ]; then
 		if capture_check "$VM_CAPTURE"; then

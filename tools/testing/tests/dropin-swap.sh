@@ -84,18 +84,6 @@ swap_watch() {
 	done
 }
 
-# link_counts DEV: DEV's packet and drop counters, so that a run whose
-# link stops (make check saw one: a Send retry-exceeded, then ARP failing)
-# shows which direction stopped first and whether the guest dropped.
-link_counts() {
-	local d=/sys/class/net/$1/statistics n v out=
-	for n in rx_packets rx_dropped tx_packets tx_dropped; do
-		read -r v 2>/dev/null <"$d/$n" || v='?'
-		out+="$n $v "
-	done
-	echo "${out% }"
-}
-
 vmstat_of() {
 	awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat
 }
