@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Guest stage 2: PID 1 of the guest, its root the host root
-# (read-only 9p) under a tmpfs overlay.  Prepares the guest,
-# runs this VM's part of the test, then proves the teardown was clean.
+# (read-only 9p) under a tmpfs overlay.  Prepares the guest (and, in a
+# two-VM test, starts logging its link's counters), runs this VM's part
+# of the test, then proves the teardown was clean.
 # /results is shared with the host (and with the peer VM in two-VM tests).
 #
 # TEST may name several tests joined by "+": they share this boot (the
