@@ -107,9 +107,10 @@ LINK_TRANSPORT_OK='xprtrdma: connected to|svcrdma: .* removed, closing|rdma_rxe:
 # Our rate-limited lines that a peer's bad message was dropped or its
 # connection closed for it, or that an RDMA Read under a handle the peer
 # made up was refused by the peer's device (remote access error): the
-# validation working, not the transport failing.  The hostile and fuzzing peers draw hundreds of them, and make
-# check saw the link stall a minute into fuzz-live-client's run, after our
-# client had dropped the fuzzing server's malformed replies all along.
+# validation working, not the transport failing.  The hostile and fuzzing
+# peers draw hundreds of them, and make check saw the link stall a minute
+# into fuzz-live-client's run, after our client had dropped the fuzzing
+# server's malformed replies all along.
 LINK_PEER_INPUT='(xprtrdma|svcrdma): (malformed (reply|message|backchannel reply) |[0-9]+-byte message from .* dropped|backchannel call from .* dropped|backward call from .* dropped|reply from .* (a call not sent on this connection, dropped|does not match its call)|[^ ]+ invalidated rkey .* which did not offer it|[^ ]+ could not use the chunks of XID|[^ ]+ speaks RPC-over-RDMA versions|backchannel reply from .* dropped|bad transport header from |reply to .* does not fit its chunks|[0-9]+ connection requests already wait on|RDMA Read from .* failed: remote access error|[^ ]+ sent RDMA_ERROR as a call, dropped|[^ ]+ sent a [0-9]+-byte message, closing)'
 
 # link_stall_start RUNDIR: the guest uptime (seconds) at which the first
@@ -510,7 +511,7 @@ run_instance() {
 			if [ -n "$why" ] && [ -n "$(link_stalled_where "$rundir")" ] &&
 				line=$(link_error_before_stall "$rundir"); then
 				why+=$'\n'"the emulated link stalled ($(link_stalled_where "$rundir")) only after a transport error, so the failure stands: $line"
-				why+=$'\n'"$(link_watch_tail "$rundir")"
+				[ -z "$(link_watch_tail "$rundir")" ] || why+=$'\n'"$(link_watch_tail "$rundir")"
 			fi
 			break
 		fi
