@@ -6,6 +6,7 @@
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <nfsrdma/rc.h>
 
 #include "svcrdma.h"
 
@@ -24,6 +25,12 @@ unsigned int svcrdma_keepalive = 30;
 module_param_named(keepalive, svcrdma_keepalive, uint, 0444);
 MODULE_PARM_DESC(keepalive,
 		 "seconds between dead-peer probes on a connection (0: never, default 30)");
+
+/* How long a connection's QP waits for an ACK: include/nfsrdma/rc.h. */
+unsigned int svcrdma_ack_timeout = NFSRDMA_ACK_TIMEOUT_DEFAULT;
+module_param_named(ack_timeout, svcrdma_ack_timeout, uint, 0444);
+MODULE_PARM_DESC(ack_timeout,
+		 "RC ACK timeout of accepted connections, 4.096 us * 2^value (0: rdma_cm's, up to 31, default 16: about 268 ms)");
 
 unsigned int svcrdma_stall_timeout = 20;
 module_param_named(stall_timeout, svcrdma_stall_timeout, uint, 0444);
@@ -51,6 +58,12 @@ static int __init svcrdma_init(void)
 	if (svcrdma_stall_timeout < 5 || svcrdma_stall_timeout > 600) {
 		pr_err("svcrdma: stall_timeout=%u is outside 5-600\n",
 		       svcrdma_stall_timeout);
+		return -EINVAL;
+	}
+
+	if (svcrdma_ack_timeout > NFSRDMA_ACK_TIMEOUT_MAX) {
+		pr_err("svcrdma: ack_timeout=%u is outside 0-%u\n",
+		       svcrdma_ack_timeout, NFSRDMA_ACK_TIMEOUT_MAX);
 		return -EINVAL;
 	}
 

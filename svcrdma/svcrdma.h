@@ -311,6 +311,7 @@ extern struct svc_xprt_class svcrdma_class;
 extern unsigned int svcrdma_credits;
 extern unsigned int svcrdma_max_inline;
 extern unsigned int svcrdma_keepalive;
+extern unsigned int svcrdma_ack_timeout;
 extern unsigned int svcrdma_stall_timeout;
 extern atomic_long_t svcrdma_stats[SVCRDMA_STAT_NR];
 

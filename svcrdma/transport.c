@@ -32,6 +32,7 @@
 #include <linux/sunrpc/xprt.h>
 #include <net/net_namespace.h>
 #include <rdma/rw.h>
+#include <nfsrdma/rc.h>
 
 #include "svcrdma.h"
 #include "trace.h"
@@ -977,6 +978,10 @@ static int svcrdma_conn_setup(struct svcrdma_xprt *xp)
 	param.responder_resources = min_t(u32, xp->ird, dev->attrs.max_qp_rd_atom);
 	param.flow_control = 1;
 	param.rnr_retry_count = 7;
+	/* Our RDMA Reads and Writes, and our Sends, retransmit after it. */
+	ret = nfsrdma_set_ack_timeout(id, svcrdma_ack_timeout);
+	if (ret)
+		return ret;
 
 	rdma_lock_handler(id);
 	if (test_bit(SVCRDMA_F_PEER_GONE, &xp->flags))

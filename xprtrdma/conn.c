@@ -17,6 +17,7 @@
 #include <linux/wait.h>
 #include <linux/sunrpc/clnt.h>
 #include <linux/sunrpc/xprt.h>
+#include <nfsrdma/rc.h>
 
 #include "xprtrdma.h"
 #include "trace.h"
@@ -32,6 +33,12 @@ static unsigned int xprtrdma_keepalive = 30;
 module_param_named(keepalive, xprtrdma_keepalive, uint, 0644);
 MODULE_PARM_DESC(keepalive,
 		 "Seconds between zero-length RDMA Write probes of each connection (0: none)");
+
+/* How long our QP, and the server's, wait for an ACK: include/nfsrdma/rc.h. */
+static unsigned int xprtrdma_ack_timeout = NFSRDMA_ACK_TIMEOUT_DEFAULT;
+module_param_named(ack_timeout, xprtrdma_ack_timeout, uint, 0644);
+MODULE_PARM_DESC(ack_timeout,
+		 "RC ACK timeout of new connections, 4.096 us * 2^value (0: rdma_cm's, up to 31, default 16: about 268 ms)");
 
 /* Every live connection, for the device-removal client. */
 static LIST_HEAD(xprtrdma_eps);
@@ -603,6 +610,10 @@ static int xprtrdma_ep_create(struct xprtrdma_xprt *xp)
 		return PTR_ERR(id);
 	}
 	ep->cm_id = id;
+	/* Before the route: the server's QP takes its timeout from it. */
+	ret = nfsrdma_set_ack_timeout(id, READ_ONCE(xprtrdma_ack_timeout));
+	if (ret)
+		goto out_free;
 
 	ret = xprtrdma_ep_resolve(ep);
 	if (ret)
