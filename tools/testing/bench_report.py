@@ -63,7 +63,8 @@ PERFTESTS = [
 # Known columns first, in this order; any other column a future make-bench.sh
 # adds is reported after them without a change here.
 COLUMN_ORDER = ["rdma-intree", "rdma-ours-client", "rdma-ours-client-staged",
-                "rdma-ours-server", "rdma-ours", "rdma-ours-inline4k",
+                "rdma-ours-server", "rdma-ours", "rdma-ours-ack0",
+                "rdma-ours-inline4k",
                 "rdma-intree-jumbo",
                 "rdma-ours-jumbo", "tcp", "rxe"]
 RATIOS = [("client ours/intree", "rdma-ours-client", "rdma-intree"),
@@ -73,6 +74,10 @@ RATIOS = [("client ours/intree", "rdma-ours-client", "rdma-intree"),
            "rdma-ours-client"),
           ("server ours/intree", "rdma-ours-server", "rdma-intree"),
           ("both ours/intree", "rdma-ours", "rdma-intree"),
+          ("both ours, rdma_cm ACK timeout/intree", "rdma-ours-ack0",
+           "rdma-intree"),
+          ("ACK timeout 268 ms/rdma_cm's, ours both", "rdma-ours",
+           "rdma-ours-ack0"),
           ("both ours 4 KiB inline/intree", "rdma-ours-inline4k", "rdma-intree"),
           ("8 KiB inline/4 KiB, ours both", "rdma-ours", "rdma-ours-inline4k"),
           ("MTU 9000 both ours/intree", "rdma-ours-jumbo", "rdma-intree-jumbo"),

@@ -63,6 +63,11 @@ columns() {
 	case " ${BENCH_COLUMNS:-} " in
 	*" rdma-ours-client-staged "*) echo "rdma-ours-client-staged  nfs-staged  rdma  ours  intree" ;;
 	esac
+	# On request only: ours at both ends with rdma_cm's own RC ACK
+	# timeout (ack_timeout=0 on both), beside rdma-ours and its 268 ms.
+	case " ${BENCH_COLUMNS:-} " in
+	*" rdma-ours-ack0 "*) echo "rdma-ours-ack0  nfs-ack0  rdma  ours  ours" ;;
+	esac
 }
 
 selected() {
@@ -128,7 +133,7 @@ cpu_sampler() {
 run_pair() {
 	local col=$1 mode=$2 proto=$3 client=$4 server=$5 rep=$6
 	local rundir=$BENCH/raw/$col/$rep timeout deadline why t0 name sampler
-	local loads=${BENCH_LOADS:-} mtu='' sysctls='' xparams=''
+	local loads=${BENCH_LOADS:-} mtu='' sysctls='' xparams='' sparams=''
 
 	rm -rf "$rundir"
 	mkdir -p "$rundir"
@@ -144,6 +149,9 @@ run_pair() {
 	fi
 	if [ "$mode" = nfs-staged ]; then
 		mode=nfs xparams=staging=1
+	fi
+	if [ "$mode" = nfs-ack0 ]; then
+		mode=nfs xparams=ack_timeout=0 sparams=ack_timeout=0
 	fi
 	cat >"$rundir/env" <<-EOT
 		TEST=bench
@@ -165,6 +173,7 @@ run_pair() {
 	[ -n "$loads" ] && echo "BENCH_LOADS=\"$loads\"" >>"$rundir/env"
 	[ -n "$sysctls" ] && echo "RDMA_SYSCTLS=$sysctls" >>"$rundir/env"
 	[ -n "$xparams" ] && echo "XPRTRDMA_PARAMS=$xparams" >>"$rundir/env"
+	[ -n "$sparams" ] && echo "SVCRDMA_PARAMS=$sparams" >>"$rundir/env"
 	# The body's own TIMEOUT, worked out from the same variables it sees.
 	timeout=$(
 		BENCH_RUNTIME=$RUNTIME
