@@ -305,19 +305,33 @@ link_counts() {
 }
 
 # link_watch: in a two-VM guest, eth0's counters, the bytes its transmit
-# queue holds and the kernel's UDP receive errors (rxe's input) every 10 s
-# into /results/ROLE-link.txt.  The emulated link between the VMs has
-# stopped now and then (README), in either direction, and both guests'
-# rows side by side say which queue stopped moving first and whether a
-# guest was dropping what it received.
+# queue holds, the packets its queueing discipline dropped and the
+# kernel's UDP receive errors (rxe's input) every 10 s into
+# /results/ROLE-link.txt.  The emulated link between the VMs has stopped
+# now and then (README), in either direction, and both guests' rows side
+# by side say which queue stopped moving first and whether a guest was
+# dropping what it received.  rxe's responder sends an RDMA Read's
+# response packets without waiting for the device, so a burst longer than
+# the qdisc's queue would be dropped there, before eth0 counts it:
+# qdisc_drops.  (So far it has stayed 0; the loss was in the host's UDP
+# buffer between the QEMUs, seen as one guest's tx_packets running ahead
+# of the other's rx_packets.)
 link_watch() {
-	local q=/sys/class/net/eth0/queues/tx-0/byte_queue_limits/inflight inflight udp
+	local q=/sys/class/net/eth0/queues/tx-0/byte_queue_limits/inflight inflight udp qd
 	[ "$TOPOLOGY" = 2vm ] || return 0
 	while sleep 10; do
 		read -r inflight 2>/dev/null <"$q" || inflight='?'
 		udp=$(awk '$1 == "Udp:" && $2 ~ /^[0-9]/ { print "udp_in " $2 " udp_in_errors " $4 " udp_rcvbuf_errors " $6 }' /proc/net/snmp)
-		echo "$(cut -d' ' -f1 /proc/uptime) $(link_counts eth0) tx_inflight $inflight $udp"
+		qd=$(qdisc_drops eth0)
+		echo "$(cut -d' ' -f1 /proc/uptime) $(link_counts eth0) tx_inflight $inflight qdisc_drops ${qd:-?} $udp"
 	done >>"/results/$role-link.txt" 2>/dev/null &
+}
+
+# qdisc_drops DEV: packets DEV's root queueing discipline has dropped
+# (for a multiqueue device, its queues' sum), or nothing if tc cannot say.
+qdisc_drops() {
+	tc -s qdisc show dev "$1" 2>/dev/null |
+		awk '/dropped/ { gsub(/[(),]/, ""); for (i = 1; i < NF; i++) if ($i == "dropped") { print $(i + 1); exit } }'
 }
 
 guest_prepare() {
