@@ -6,6 +6,12 @@
 # the connection; once the server is back the mount must carry verified
 # data again over a new connection.  NFSv3 keeps the mount truly idle: no
 # lease renewals that a timeout could catch first.
+#
+# The verdict must also come within the ACK timeout's retry time: a probe
+# is posted within KEEPALIVE s of the link going down, and fails after 7
+# tries of 268 ms (ack_timeout=16, include/nfsrdma/rc.h), about 2 s; with
+# rdma_cm's 2.1 s it would take 15 s more.  RETRY_SECONDS allows four
+# times that, scaled for a slow kernel.
 TIMEOUT=600
 KEEPALIVE=5
 DEAD_PEER_SECONDS=${DEAD_PEER_SECONDS:-90}
@@ -31,12 +37,24 @@ noticed() {
 		if dmesg | grep -q "xprtrdma: $SERVER_ADDR stopped answering" &&
 			[ "$(rdma_connections)" -eq 0 ]; then
 			log "dead server noticed after $i s"
+			NOTICED_AFTER=$i
 			return 0
 		fi
 		sleep 1
 	done
 	dmesg | grep xprtrdma | tail -5
 	fail "no keepalive verdict within $DEAD_PEER_SECONDS s (connections: $(rdma_connections))"
+}
+
+# Noticed within one keepalive period plus the RC retry time: the module's
+# ack_timeout, not rdma_cm's, was on the connection's QP.
+retry_time() {
+	local RETRY_SECONDS=$((8 * ${TIME_SCALE:-1}))
+	[ -n "${NOTICED_AFTER:-}" ] || { fail "the dead server was not noticed"; return 1; }
+	[ "$(cat /sys/module/xprtrdma/parameters/ack_timeout)" = 16 ] ||
+		{ fail "ack_timeout is $(cat /sys/module/xprtrdma/parameters/ack_timeout), not the default 16"; return 1; }
+	[ "$NOTICED_AFTER" -le $((KEEPALIVE + RETRY_SECONDS)) ] ||
+		fail "noticed after $NOTICED_AFTER s; a probe fails within $KEEPALIVE + $RETRY_SECONDS s with a 268 ms ACK timeout"
 }
 
 served_again() {
@@ -58,6 +76,7 @@ client_part() {
 	[ "$(rdma_connections)" -eq 1 ] || { fail "expected one connection, have $(rdma_connections)"; rc=1; }
 	signal client-idle
 	subtest keepalive-notices noticed || rc=1
+	subtest ack-timeout retry_time || rc=1
 	signal client-noticed
 	subtest served-again served_again || rc=1
 	nfs_umount || rc=1
