@@ -177,6 +177,24 @@ def read_perftest(path, kind):
     raise ReportError(f"{path}: no result line")
 
 
+def read_rxe_retries(rdir, role):
+    """rxe's completer_retry_err for ROLE over the whole boot, or None.
+
+    Each is a requester's timeout or a gap it saw, after which it sent
+    packets again: with a lossy link, the number behind a slow column.
+    """
+    try:
+        with open(os.path.join(rdir, f"rxe-counters.{role}.txt"),
+                  encoding="utf-8") as f:
+            for line in f:
+                k, sep, v = line.strip().partition(":")
+                if sep and k == "completer_retry_err":
+                    return int(v)
+    except (FileNotFoundError, ValueError):
+        pass
+    return None
+
+
 def boot_loads(rdir):
     """The loads a boot's env file limited it to (BENCH_LOADS), or None."""
     try:
@@ -236,6 +254,10 @@ def load(raw, hz=100):
                     b = sum(cpu[k][2] for k in SEQ_JOBS) / GIB
                     vals[("seq", "cpu-client")] = sum(cpu[k][0] for k in SEQ_JOBS) / b
                     vals[("seq", "cpu-server")] = sum(cpu[k][1] for k in SEQ_JOBS) / b
+                for role in ("client", "server"):
+                    n = read_rxe_retries(rdir, role)
+                    if n is not None:
+                        vals[("boot", f"retry-{role}")] = n
                 if os.path.exists(os.path.join(rdir, "meta.json")):
                     vals[("meta", "main")] = read_meta_load(
                         os.path.join(rdir, "meta.json"))
@@ -299,6 +321,9 @@ def rows(cols):
     out.append(("seq write + read", "server VM CPU s/GiB ↓", ("seq", "cpu-server"), "nfs"))
     out.append(("small files: create, stat, rename, unlink", "ops/s ↑",
                 ("meta", "main"), "nfs"))
+    for role in ("client", "server"):
+        out.append(("whole boot", f"RC retransmissions, {role} rxe ↓",
+                    ("boot", f"retry-{role}"), "nfs"))
     for prog, label, pkind in PERFTESTS:
         sizes = {r.get((prog, "size")) for c in cols.values() for r in c["reps"]}
         sizes.discard(None)
