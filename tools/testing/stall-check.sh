@@ -9,7 +9,8 @@
 # log has a kernel report; and the in-tree transport's own failures (both
 # ends in-tree, or its rxe fast-register defect while our side stayed
 # quiet but for a stalled link's watchdog) are not ours.  rxe's QP cleanup warning is the stall's consequence
-# only after it.  And a guest whose peer failed is ended after
+# only after it.  A stall starts when the stalled guest's link counters
+# stopped moving, if that came before its watchdog.  And a guest whose peer failed is ended after
 # VM_ABORT_GRACE, one whose peer passed is not.  Prints TAP.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,6 +33,8 @@ case_() {
 	mkdir -p "$d"
 	printf '%s\n' '[    1.000000] Linux version 6.1' "$WATCHDOG" "${WATCHDOG_WARN[@]}" >"$d/server.log"
 	printf '%s\n' '[    1.000000] Linux version 6.1' "$@" >"$d/client.log"
+	[ -z "${SERVER_LINK:-}" ] || printf '%s\n' "$SERVER_LINK" >"$d/server-link.txt"
+	[ -z "${CLIENT_LINK:-}" ] || printf '%s\n' "$CLIENT_LINK" >"$d/client-link.txt"
 	echo "not ok client nfs-files" >"$d/subtests"
 	if link_stalled "$d" 2vm "" "client: guest exit status '1'"; then got=emulator; else got=transport; fi
 	if [ "$got" = "$want" ]; then
@@ -57,6 +60,30 @@ case_ "a KASAN report after it" transport \
 	'[  390.000000] BUG: KASAN: use-after-free in xprtrdma_reply_done+0x10/0x20 [xprtrdma]'
 case_ "a soft lockup after it" transport \
 	'[  400.000000] watchdog: BUG: soft lockup - CPU#0 stuck for 26s! [kworker/0:1:17]'
+# A bench boot (ours at both ends): the server's link counters show QEMU
+# took no frame from it after 300 s, but its queue filled and the watchdog
+# fired only at 379 s; our client's Send met retry-exceeded in between.
+link_rows() { # FROZEN-AT: rows every 10 s from 280 s, tx_packets flat from FROZEN-AT
+	local t v=100
+	for t in 280 290 300 310 320 330; do
+		[ "$t" -le "$1" ] && v=$((v + 50))
+		echo "$t.00 rx_packets 7 rx_dropped 0 tx_packets $v tx_dropped 0 tx_inflight 0 qdisc_drops 0"
+	done
+}
+SERVER_LINK=$(link_rows 300)
+case_ "errors after the counters froze, before the queue filled" emulator \
+	'[  310.000000] xprtrdma: Send for 192.0.2.1 failed: transport retry counter exceeded (status 12, vendor error 0); reconnecting'
+case_ "errors before the counters froze" transport \
+	'[  250.000000] xprtrdma: Send for 192.0.2.1 failed: transport retry counter exceeded (status 12, vendor error 0); reconnecting'
+SERVER_LINK=$(link_rows 330)
+case_ "counters that moved until the last row" transport \
+	'[  310.000000] xprtrdma: Send for 192.0.2.1 failed: transport retry counter exceeded (status 12, vendor error 0); reconnecting'
+SERVER_LINK=
+CLIENT_LINK=$(link_rows 300)
+case_ "frozen counters of the guest whose queue did not stall" transport \
+	'[  310.000000] xprtrdma: Send for 192.0.2.1 failed: transport retry counter exceeded (status 12, vendor error 0); reconnecting'
+CLIENT_LINK=
+
 # Seen in make check (dropin-swap ours/intree): the link died at 21 s, the
 # transport was closed at 85 s and rxe warned that the QP's cleanup timed
 # out, the stuck frames holding its references.

@@ -114,12 +114,40 @@ LINK_TRANSPORT_OK='xprtrdma: connected to|svcrdma: .* removed, closing|rdma_rxe:
 LINK_PEER_INPUT='(xprtrdma|svcrdma): (malformed (reply|message|backchannel reply) |[0-9]+-byte message from .* dropped|backchannel call from .* dropped|backward call from .* dropped|reply from .* (a call not sent on this connection, dropped|does not match its call)|[^ ]+ invalidated rkey .* which did not offer it|[^ ]+ could not use the chunks of XID|[^ ]+ speaks RPC-over-RDMA versions|backchannel reply from .* dropped|bad transport header from |reply to .* does not fit its chunks|[0-9]+ connection requests already wait on|RDMA Read from .* failed: remote access error|[^ ]+ sent RDMA_ERROR as a call, dropped|[^ ]+ sent a [0-9]+-byte message, closing)'
 
 # link_stall_start RUNDIR: the guest uptime (seconds) at which the first
-# transmit queue to be reported stalled stopped moving: the watchdog's line
-# time less the stall it reports.  Empty if no queue stalled.
+# transmit queue to be reported stalled stopped moving.  Empty if no queue
+# stalled.  The watchdog's line time less the stall it reports is when the
+# queue was stopped, full; it fills only with what the guest still sends
+# after the emulator stopped taking frames, which was 75 s in one bench
+# boot.  So when the stalled guest's link counters (guest/lib.sh
+# link_watch) show it, the stall starts at the row where its tx_packets
+# took their last value: virtio-net counts a frame there when the emulator
+# has taken it, so none was taken after that row.  Only a value that held
+# for at least one more row counts, and the earlier of the two times is
+# the start.
 link_stall_start() {
-	cat "$1"/*.log 2>/dev/null | tr -d '\r' |
-		sed -n 's/^\[ *\([0-9.]*\)\] .*NETDEV WATCHDOG: .*transmit queue [0-9]* timed out \([0-9]*\) ms.*/\1 \2/p' |
-		awk '{ t = $1 - $2 / 1000; if (min == "" || t < min) min = t } END { if (min != "") print min }'
+	local rundir=$1 f role frozen=
+	for f in "$rundir"/*.log; do
+		grep -q 'NETDEV WATCHDOG: .*transmit queue .* timed out' "$f" 2>/dev/null || continue
+		role=${f##*/}
+		role=${role%.log}
+		[ -e "$rundir/$role-link.txt" ] || continue
+		frozen+=" $(link_tx_frozen_at "$rundir/$role-link.txt")"
+	done
+	{
+		cat "$rundir"/*.log 2>/dev/null | tr -d '\r' |
+			sed -n 's/^\[ *\([0-9.]*\)\] .*NETDEV WATCHDOG: .*transmit queue [0-9]* timed out \([0-9]*\) ms.*/\1 \2/p' |
+			awk '{ print $1 - $2 / 1000 }'
+		for f in $frozen; do echo "$f"; done
+	} | awk '{ if (min == "" || $1 < min) min = $1 } END { if (min != "") print min }'
+}
+
+# link_tx_frozen_at LINKFILE: the time of the first row from which
+# tx_packets never changed again, if a later row confirms it; else nothing.
+link_tx_frozen_at() {
+	awk '{
+		for (i = 2; i < NF; i++) if ($i == "tx_packets") v = $(i + 1)
+		if (v != last) { at = $1; rows = 0; last = v } else rows++
+	} END { if (rows > 0) print at }' "$1"
 }
 
 # link_error_before_stall RUNDIR: print the first transport error that
