@@ -19,10 +19,13 @@
 #
 # Any guest that fails, splats or times out stops the run with a non-zero
 # status and no report: a number from a broken kernel is worse than none.
+# The one exception is make check's: a boot whose emulated link or kernel
+# boot stalled, with nothing of a finding in either guest's log
+# (lib/run.sh), is kept under stalled/ and booted once more.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=tools/testing/lib/vm.sh
-. "$here/lib/vm.sh"
+# shellcheck source=tools/testing/lib/run.sh
+. "$here/lib/run.sh"
 
 RESULTS=${RESULTS:-$VM_TOP/results}
 BENCH=$RESULTS/bench
@@ -196,6 +199,19 @@ run_pair() {
 	if grep -q '^not ok' "$rundir/subtests" 2>/dev/null; then
 		why=$(printf '%s\n%s' "$why" "$(grep '^not ok' "$rundir/subtests")" | sed '/^$/d')
 	fi
+	# The emulated link stopped, or a kernel stopped in its boot, by the
+	# rules make check reruns an instance by (lib/run.sh): not a finding,
+	# and no number came of it.  Keep the logs aside and boot once more.
+	if [ -n "$why" ] && [ "$attempt" = 1 ] &&
+		{ boot_stalled "$rundir" || link_stalled "$rundir" 2vm "" "$why"; }; then
+		mkdir -p "$BENCH/stalled"
+		rm -rf "$BENCH/stalled/$col-$rep"
+		mv "$rundir" "$BENCH/stalled/$col-$rep"
+		echo "bench: $col rep $rep: the emulated link or a boot stalled; logs in $BENCH/stalled/$col-$rep; booting it once more"
+		[ -z "$(link_watch_tail "$BENCH/stalled/$col-$rep")" ] ||
+			link_watch_tail "$BENCH/stalled/$col-$rep" | sed 's/^/bench:   /'
+		return 2
+	fi
 	if [ -n "$why" ]; then
 		{
 			echo "bench: FAILED: $col rep $rep; no report was written."
@@ -235,7 +251,7 @@ vm_initramfs || die "cannot build the guest initramfs"
 # on the measured traffic.
 unset VM_CAPTURE
 # Numbers are only comparable within one run: never mix runs in raw/.
-rm -rf "$BENCH/raw" "$BENCH/bench.md" "$BENCH/bench.png" "$BENCH/plot"
+rm -rf "$BENCH/raw" "$BENCH/stalled" "$BENCH/bench.md" "$BENCH/bench.png" "$BENCH/plot"
 mkdir -p "$BENCH/raw"
 if [ "$ours" = 1 ]; then
 	# Once for the whole run: every rdma-ours boot measures the same build.
@@ -273,8 +289,13 @@ for ((rep = 1; rep <= REPS; rep++)); do
 			left="; about $((($(date +%s) - start) * (boots - booted) / booted / 60 + 1)) min left"
 		fi
 		echo "bench: boot $((booted + 1))/$boots: ${p%% *}, repetition $rep/$REPS$left"
+		attempt=1
 		# shellcheck disable=SC2086
-		run_pair $p "$rep"
+		if ! run_pair $p "$rep"; then
+			attempt=2
+			# shellcheck disable=SC2086
+			run_pair $p "$rep"
+		fi
 		booted=$((booted + 1))
 	done
 done
