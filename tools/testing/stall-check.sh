@@ -63,11 +63,12 @@ case_ "a soft lockup after it" transport \
 # A bench boot (ours at both ends): the server's link counters show QEMU
 # took no frame from it after 300 s, but its queue filled and the watchdog
 # fired only at 379 s; our client's Send met retry-exceeded in between.
-link_rows() { # FROZEN-AT: rows every 10 s from 280 s, tx_packets flat from FROZEN-AT
-	local t v=100
+link_rows() { # FROZEN-AT [RX-STEP]: rows every 10 s from 280 s, tx_packets flat from FROZEN-AT, rx_packets rising by RX-STEP (6)
+	local t v=100 r=7
 	for t in 280 290 300 310 320 330; do
 		[ "$t" -le "$1" ] && v=$((v + 50))
-		echo "$t.00 rx_packets 7 rx_dropped 0 tx_packets $v tx_dropped 0 tx_inflight 0 qdisc_drops 0"
+		r=$((r + ${2:-6}))
+		echo "$t.00 rx_packets $r rx_dropped 0 tx_packets $v tx_dropped 0 tx_inflight 0 qdisc_drops 0"
 	done
 }
 SERVER_LINK=$(link_rows 300)
@@ -75,6 +76,9 @@ case_ "errors after the counters froze, before the queue filled" emulator \
 	'[  310.000000] xprtrdma: Send for 192.0.2.1 failed: transport retry counter exceeded (status 12, vendor error 0); reconnecting'
 case_ "errors before the counters froze" transport \
 	'[  250.000000] xprtrdma: Send for 192.0.2.1 failed: transport retry counter exceeded (status 12, vendor error 0); reconnecting'
+SERVER_LINK=$(link_rows 300 0)
+case_ "counters of a guest that fell idle, then stalled" transport \
+	'[  310.000000] xprtrdma: Send for 192.0.2.1 failed: transport retry counter exceeded (status 12, vendor error 0); reconnecting'
 SERVER_LINK=$(link_rows 330)
 case_ "counters that moved until the last row" transport \
 	'[  310.000000] xprtrdma: Send for 192.0.2.1 failed: transport retry counter exceeded (status 12, vendor error 0); reconnecting'

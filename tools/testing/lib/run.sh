@@ -142,12 +142,23 @@ link_stall_start() {
 }
 
 # link_tx_frozen_at LINKFILE: the time of the first row from which
-# tx_packets never changed again, if a later row confirms it; else nothing.
+# tx_packets never changed again, if a later row confirms it and the
+# guest's rx_packets rose after it; else nothing.  A guest that receives
+# under RC must acknowledge, so flat tx_packets then is the emulator not
+# taking its frames; a guest that merely fell idle receives nothing, and
+# its idle gap must not move the stall's start back.  A row without both
+# counters (cut short as the guest died) is skipped.
 link_tx_frozen_at() {
 	awk '{
-		for (i = 2; i < NF; i++) if ($i == "tx_packets") v = $(i + 1)
-		if (v != last) { at = $1; rows = 0; last = v } else rows++
-	} END { if (rows > 0) print at }' "$1"
+		tx = ""; rx = ""
+		for (i = 2; i < NF; i++) {
+			if ($i == "tx_packets") tx = $(i + 1)
+			if ($i == "rx_packets") rx = $(i + 1)
+		}
+		if (tx == "" || rx == "") next
+		if (tx != last) { at = $1; rows = 0; last = tx; rx0 = rx } else rows++
+		rxn = rx
+	} END { if (rows > 0 && rxn + 0 > rx0 + 0) print at }' "$1"
 }
 
 # link_error_before_stall RUNDIR: print the first transport error that
