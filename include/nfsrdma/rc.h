@@ -4,8 +4,9 @@
  * wait for an acknowledgement before they send again.
  *
  * The local ACK timeout (IBA 9.7.6.1.3, "Timeout") is 4.096 us times
- * 2^value.  For RoCE, rdma_cm derives it from a fixed packet lifetime and
- * lands on 19, about 2.1 s.  A packet lost mid-stream costs little: the
+ * 2^value.  For RoCE, 6.1's rdma_cm derives it from a fixed packet
+ * lifetime and lands on 19, about 2.1 s (later kernels may derive a
+ * shorter one).  A packet lost mid-stream costs little: the
  * next one arrives out of sequence and the peer asks for the gap at once.
  * A lost tail costs the whole timeout, because nothing after it shows the
  * gap: the last response packets of an RDMA Read burst, a Send nothing
@@ -22,9 +23,10 @@
  * "ack_timeout" sets it; 0 leaves rdma_cm's value.
  *
  * The client sets it before route resolution: for RoCE, rdma_cm then
- * puts half of it in the path record as the packet lifetime, and the
+ * puts one less in the path record as the packet lifetime, and the
  * server's QP, ours or not, derives its own timeout from that unless the
- * server sets one.
+ * server sets one (not necessarily the same value: the server's CM adds
+ * its device's ACK delay).
  */
 #ifndef NFSRDMA_RC_H
 #define NFSRDMA_RC_H

@@ -10,7 +10,7 @@
 # The verdict must also come within the ACK timeout's retry time: a probe
 # is posted within KEEPALIVE s of the link going down, and fails after 7
 # tries of 268 ms (ack_timeout=16, include/nfsrdma/rc.h), about 2 s; with
-# rdma_cm's 2.1 s it would take 15 s more.  RETRY_SECONDS allows four
+# 6.1's rdma_cm timeout (2.1 s) the retries alone take about 15 s.  RETRY_SECONDS allows four
 # times that, scaled for a slow kernel.
 TIMEOUT=600
 KEEPALIVE=5
