@@ -4,7 +4,8 @@
 # stall-check.sh: the host-side rules that let a run be rerun as the
 # emulator's fault, checked against made-up guest logs: a stalled link
 # alone is the emulator's; a stall that a transport error came before is
-# the transport's, and its failure must stand.  Likewise a guest whose boot
+# the transport's, and its failure must stand, unless the error came inside
+# a subtest that passed.  Likewise a guest whose boot
 # stalled before its test began is the emulator's only while no guest's
 # log has a kernel report; and the in-tree transport's own failures (both
 # ends in-tree, or its rxe fast-register defect while our side stayed
@@ -35,6 +36,8 @@ case_() {
 	printf '%s\n' '[    1.000000] Linux version 6.1' "$@" >"$d/client.log"
 	[ -z "${SERVER_LINK:-}" ] || printf '%s\n' "$SERVER_LINK" >"$d/server-link.txt"
 	[ -z "${CLIENT_LINK:-}" ] || printf '%s\n' "$CLIENT_LINK" >"$d/client-link.txt"
+	[ -z "${CLIENT_PASSED:-}" ] || printf '%s\n' "$CLIENT_PASSED" >"$d/client-passed.txt"
+	[ -z "${SERVER_PASSED:-}" ] || printf '%s\n' "$SERVER_PASSED" >"$d/server-passed.txt"
 	echo "not ok client nfs-files" >"$d/subtests"
 	if link_stalled "$d" 2vm "" "client: guest exit status '1'"; then got=emulator; else got=transport; fi
 	if [ "$got" = "$want" ]; then
@@ -121,6 +124,27 @@ case_ "a drop that says a Send never completed, before it" transport \
 case_ "a drop, then a QP event, before it" transport \
 	'[  179.000000] xprtrdma: 4-byte message from 192.0.2.1 dropped' \
 	'[  180.000000] svcrdma: QP event IB_EVENT_QP_FATAL on 192.0.2.2:40000, closing'
+# CI's make check on e02d79e: dropin-drc blackholed the server until our
+# client's Send met retry-exceeded, and that subtest passed; two minutes
+# later, in dropin-swap, the emulator stopped taking the client's frames.
+DRC_ERR='[  135.167021] xprtrdma: Send for 192.0.2.1 failed: transport retry counter exceeded (status 12, vendor error 0); reconnecting'
+CLIENT_PASSED=$'120.50 139.20 dropin-drc/drc-mkdir\n139.30 147.00 dropin-drc/drc-rename'
+case_ "an error inside a subtest that passed" emulator "$DRC_ERR"
+case_ "errors inside and outside passed subtests" transport "$DRC_ERR" \
+	'[  150.000000] svcrdma: QP event IB_EVENT_QP_FATAL on 192.0.2.2:40000, closing'
+# The other guest's passed span covers it, give or take the two seconds
+# the guests' clocks may differ.
+CLIENT_PASSED=
+SERVER_PASSED='136.40 160.00 dropin-drc/drc-mkdir'
+case_ "an error inside the other guest's passed subtest" emulator "$DRC_ERR"
+SERVER_PASSED='137.50 160.00 dropin-drc/drc-mkdir'
+case_ "an error before a passed subtest began" transport "$DRC_ERR"
+SERVER_PASSED='100.00 133.00 dropin-drc/drc-mkdir'
+case_ "an error after a passed subtest ended" transport "$DRC_ERR"
+SERVER_PASSED=
+# A subtest that failed leaves no span: its errors stand.
+case_ "an error inside a subtest that failed" transport "$DRC_ERR"
+
 # boot_case NAME RULED SERVER-LINE...: a run that vm_wait ended because
 # the client's boot stalled; the server's log has the given lines.
 boot_case() {

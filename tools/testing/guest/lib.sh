@@ -68,12 +68,18 @@ test_ns() {
 }
 
 # subtest NAME CMD...: run one named check; the host turns each into a TAP line.
+# A check that passed also leaves its span of uptime in ROLE-passed.txt
+# ("BEGIN END NAME"): transport errors inside it were provoked or
+# survived, and the host's link-stall rule (lib/run.sh
+# link_error_before_stall) does not hold them against a later stall.
 subtest() {
-	local name=$1
+	local name=$1 begin
 	shift
 	log "--- subtest $(test_ns)$name"
+	read -r begin _ </proc/uptime
 	if "$@"; then
 		echo "ok $role $(test_ns)$name" >>/results/subtests
+		echo "$begin $(cut -d' ' -f1 /proc/uptime) $(test_ns)$name" >>"/results/$role-passed.txt"
 		return 0
 	fi
 	echo "not ok $role $(test_ns)$name" >>/results/subtests
