@@ -334,7 +334,7 @@ def rows(cols):
     return out
 
 
-def markdown(cols, meta):
+def markdown(cols, meta, reruns=()):
     names = order(cols)
     ratios = [r for r in RATIOS if r[1] in cols and r[2] in cols]
     nreps = sorted({len(c["reps"]) for c in cols.values()})
@@ -383,7 +383,31 @@ def markdown(cols, meta):
             cells.append(f"{sa[0] / sb[0]:.2f}" if sa and sb and sb[0] else "—")
         out.append("| " + " | ".join(cells) + " |")
     out.append("")
+    if reruns:
+        out.append(
+            "Booted again (make-bench.sh keeps the first boot's logs under "
+            "stalled/ and counts only the second): "
+            + "; ".join(f"{name}: {why}" for name, why in reruns) + ".")
+        out.append("")
     return "\n".join(out)
+
+
+def read_reruns(bench):
+    """The boots make-bench.sh ran twice: (column-rep, reason) pairs."""
+    top = os.path.join(bench, "stalled")
+    out = []
+    try:
+        names = sorted(os.listdir(top))
+    except OSError:
+        return out
+    for name in names:
+        try:
+            with open(os.path.join(top, name, "WHY"), encoding="utf-8") as f:
+                why = f.read().strip()
+        except OSError:
+            why = "stalled"
+        out.append((name, why or "stalled"))
+    return out
 
 
 def gp_str(s):
@@ -530,7 +554,7 @@ def main():
         except ValueError:
             hz = 100
         cols = load(raw, hz)
-        md = markdown(cols, meta)
+        md = markdown(cols, meta, read_reruns(bench))
         with open(os.path.join(bench, "bench.md"), "w", encoding="utf-8") as f:
             f.write(md)
         with open(os.path.join(bench, "summary.json"), "w", encoding="utf-8") as f:

@@ -20,8 +20,10 @@
 # Any guest that fails, splats or times out stops the run with a non-zero
 # status and no report: a number from a broken kernel is worse than none.
 # The one exception is make check's: a boot whose emulated link or kernel
-# boot stalled, with nothing of a finding in either guest's log
-# (lib/run.sh), is kept under stalled/ and booted once more.
+# boot stalled, with nothing of a finding in either guest's log, or in
+# which the in-tree transport failed where ours cannot be at fault
+# (lib/run.sh), is kept under stalled/ and booted once more; bench.md
+# names it.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/testing/lib/run.sh
@@ -135,7 +137,7 @@ cpu_sampler() {
 # run_pair COLUMN MODE PROTO CLIENT SERVER REP: one boot of the VM pair.
 run_pair() {
 	local col=$1 mode=$2 proto=$3 client=$4 server=$5 rep=$6
-	local rundir=$BENCH/raw/$col/$rep timeout deadline why t0 name sampler
+	local rundir=$BENCH/raw/$col/$rep timeout deadline why t0 name sampler stalled
 	local loads=${BENCH_LOADS:-} mtu='' sysctls='' xparams='' sparams=''
 
 	rm -rf "$rundir"
@@ -199,15 +201,27 @@ run_pair() {
 	if grep -q '^not ok' "$rundir/subtests" 2>/dev/null; then
 		why=$(printf '%s\n%s' "$why" "$(grep '^not ok' "$rundir/subtests")" | sed '/^$/d')
 	fi
-	# The emulated link stopped, or a kernel stopped in its boot, by the
-	# rules make check reruns an instance by (lib/run.sh): not a finding,
-	# and no number came of it.  Keep the logs aside and boot once more.
-	if [ -n "$why" ] && [ "$attempt" = 1 ] &&
-		{ boot_stalled "$rundir" || link_stalled "$rundir" 2vm "" "$why"; }; then
+	# The emulated link stopped, a kernel stopped in its boot, or the
+	# in-tree transport failed where nothing of ours can be at fault, by
+	# the rules make check reruns an instance by (lib/run.sh): not a
+	# finding, and no number came of it.  Keep the logs aside, with the
+	# reason for bench.md, and boot once more.
+	stalled=
+	if [ -n "$why" ] && [ "$attempt" = 1 ]; then
+		if boot_stalled "$rundir"; then
+			stalled="the boot of $(cat "$rundir/boot.stalled") stalled before the bench began"
+		elif link_stalled "$rundir" 2vm "" "$why"; then
+			stalled="the emulated link stalled ($(link_stalled_where "$rundir"))"
+		elif ! stalled=$(incumbent_failed "$rundir" "$client" "$server" "" "$why"); then
+			stalled=
+		fi
+	fi
+	if [ -n "$stalled" ]; then
 		mkdir -p "$BENCH/stalled"
 		rm -rf "$BENCH/stalled/$col-$rep"
 		mv "$rundir" "$BENCH/stalled/$col-$rep"
-		echo "bench: $col rep $rep: the emulated link or a boot stalled; logs in $BENCH/stalled/$col-$rep; booting it once more"
+		echo "$stalled" >"$BENCH/stalled/$col-$rep/WHY"
+		echo "bench: $col rep $rep: $stalled; logs in $BENCH/stalled/$col-$rep; booting it once more"
 		[ -z "$(link_watch_tail "$BENCH/stalled/$col-$rep")" ] ||
 			link_watch_tail "$BENCH/stalled/$col-$rep" | sed 's/^/bench:   /'
 		return 2
