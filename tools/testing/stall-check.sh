@@ -124,6 +124,19 @@ case_ "a drop that says a Send never completed, before it" transport \
 case_ "a drop, then a QP event, before it" transport \
 	'[  179.000000] xprtrdma: 4-byte message from 192.0.2.1 dropped' \
 	'[  180.000000] svcrdma: QP event IB_EVENT_QP_FATAL on 192.0.2.2:40000, closing'
+# A bench boot on 3fe217d: the server's rows, 10 s apart, show tx_packets
+# last moving between 71 s and 82 s; our client's Send met retry-exceeded
+# at 78.6 s, two seconds after the server's last frame, which the
+# per-second sample (tx_moved_at) puts at 76.4 s.
+BENCH_ERR='[   78.646781] xprtrdma: Send for 192.0.2.1 failed: transport retry counter exceeded (status 12, vendor error 0); reconnecting'
+SERVER_LINK=$'71.14 rx_packets 445017 tx_packets 586214 tx_moved_at 71.02\n81.93 rx_packets 461563 tx_packets 635421 tx_moved_at 76.40\n92.22 rx_packets 461566 tx_packets 635421 tx_moved_at 76.40\n102.57 rx_packets 461569 tx_packets 635421 tx_moved_at 76.40'
+case_ "an error between the frozen rows, after the second's sample" emulator "$BENCH_ERR"
+case_ "an error between the frozen rows, before the second's sample" transport \
+	'[   74.000000] xprtrdma: Send for 192.0.2.1 failed: transport retry counter exceeded (status 12, vendor error 0); reconnecting'
+SERVER_LINK=$'71.14 rx_packets 445017 tx_packets 586214\n81.93 rx_packets 461563 tx_packets 635421\n92.22 rx_packets 461566 tx_packets 635421\n102.57 rx_packets 461569 tx_packets 635421'
+case_ "the same without the second's sample" transport "$BENCH_ERR"
+SERVER_LINK=
+
 # CI's make check on e02d79e: dropin-drc blackholed the server until our
 # client's Send met retry-exceeded, and that subtest passed; two minutes
 # later, in dropin-swap, the emulator stopped taking the client's frames.

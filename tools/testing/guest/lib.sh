@@ -322,15 +322,35 @@ link_counts() {
 # qdisc_drops.  (So far it has stayed 0; the loss was in the host's UDP
 # buffer between the QEMUs, seen as one guest's tx_packets running ahead
 # of the other's rx_packets.)
+#
+# tx_packets alone is read every second, and each row ends with
+# tx_moved_at, the uptime at which it was first seen at its present value:
+# when the emulator stops taking a guest's frames, that says within a
+# second when (lib/run.sh link_tx_frozen_at), where the rows alone leave
+# ten; a transport with a 268 ms RC timeout gives up on its peer about two
+# seconds in.  The second's wait is a read timing out on a FIFO nobody
+# writes, so the sampling forks nothing.
 link_watch() {
 	local q=/sys/class/net/eth0/queues/tx-0/byte_queue_limits/inflight inflight udp qd
+	local tick=/run/nfsrdma/link-tick tx last='' moved='?' n=0 fd
 	[ "$TOPOLOGY" = 2vm ] || return 0
-	while sleep 10; do
-		read -r inflight 2>/dev/null <"$q" || inflight='?'
-		udp=$(awk '$1 == "Udp:" && $2 ~ /^[0-9]/ { print "udp_in " $2 " udp_in_errors " $4 " udp_rcvbuf_errors " $6 }' /proc/net/snmp)
-		qd=$(qdisc_drops eth0)
-		echo "$(cut -d' ' -f1 /proc/uptime) $(link_counts eth0) tx_inflight $inflight qdisc_drops ${qd:-?} $udp"
-	done >>"/results/$role-link.txt" 2>/dev/null &
+	mkdir -p /run/nfsrdma && mkfifo "$tick" || return 1
+	(
+		exec {fd}<>"$tick" || exit 1
+		while :; do
+			# Anything but the timeout (status above 128) would make
+			# this loop spin: sleep instead.
+			read -rt 1 -u "$fd" _
+			(($? > 128)) || sleep 1
+			read -r tx 2>/dev/null </sys/class/net/eth0/statistics/tx_packets || tx='?'
+			[ "$tx" = "$last" ] || { last=$tx; read -r moved _ </proc/uptime; }
+			(((n += 1) % 10)) && continue
+			read -r inflight 2>/dev/null <"$q" || inflight='?'
+			udp=$(awk '$1 == "Udp:" && $2 ~ /^[0-9]/ { print "udp_in " $2 " udp_in_errors " $4 " udp_rcvbuf_errors " $6 }' /proc/net/snmp)
+			qd=$(qdisc_drops eth0)
+			echo "$(cut -d' ' -f1 /proc/uptime) $(link_counts eth0) tx_inflight $inflight qdisc_drops ${qd:-?} $udp tx_moved_at $moved"
+		done >>"/results/$role-link.txt" 2>/dev/null
+	) &
 }
 
 # qdisc_drops DEV: packets DEV's root queueing discipline has dropped

@@ -147,16 +147,25 @@ link_stall_start() {
 # under RC must acknowledge, so flat tx_packets then is the emulator not
 # taking its frames; a guest that merely fell idle receives nothing, and
 # its idle gap must not move the stall's start back.  A row without both
-# counters (cut short as the guest died) is skipped.
+# counters (cut short as the guest died) is skipped.  Where that row says
+# when the guest first saw tx_packets at that value (tx_moved_at, sampled
+# every second by guest/lib.sh link_watch), that time is printed instead
+# of the row's: the rows are ten seconds apart, and a bench boot's client
+# met retry-exceeded between the server's last moving row and its first
+# frozen one.
 link_tx_frozen_at() {
 	awk '{
-		tx = ""; rx = ""
+		tx = ""; rx = ""; moved = ""
 		for (i = 2; i < NF; i++) {
 			if ($i == "tx_packets") tx = $(i + 1)
 			if ($i == "rx_packets") rx = $(i + 1)
+			if ($i == "tx_moved_at") moved = $(i + 1)
 		}
 		if (tx == "" || rx == "") next
-		if (tx != last) { at = $1; rows = 0; last = tx; rx0 = rx } else rows++
+		if (tx != last) {
+			at = $1; rows = 0; last = tx; rx0 = rx
+			if (moved ~ /^[0-9.]+$/ && moved + 0 <= $1 + 0) at = moved
+		} else rows++
 		rxn = rx
 	} END { if (rows > 0 && rxn + 0 > rx0 + 0) print at }' "$1"
 }
