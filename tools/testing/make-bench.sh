@@ -137,7 +137,7 @@ cpu_sampler() {
 # run_pair COLUMN MODE PROTO CLIENT SERVER REP: one boot of the VM pair.
 run_pair() {
 	local col=$1 mode=$2 proto=$3 client=$4 server=$5 rep=$6
-	local rundir=$BENCH/raw/$col/$rep timeout deadline why t0 name sampler stalled
+	local rundir=$BENCH/raw/$col/$rep timeout deadline why t0 name sampler stalled line
 	local loads=${BENCH_LOADS:-} mtu='' sysctls='' xparams='' sparams=''
 
 	rm -rf "$rundir"
@@ -212,7 +212,9 @@ run_pair() {
 			stalled="the boot of $(cat "$rundir/boot.stalled") stalled before the bench began"
 		elif link_stalled "$rundir" 2vm "" "$why"; then
 			stalled="the emulated link stalled ($(link_stalled_where "$rundir"))"
-		elif ! stalled=$(incumbent_failed "$rundir" "$client" "$server" "" "$why"); then
+		elif stalled=$(incumbent_failed "$rundir" "$client" "$server" "" "$why"); then
+			stalled+=" ($(printf '%s\n' "$why" | head -n 1))"
+		else
 			stalled=
 		fi
 	fi
@@ -230,6 +232,9 @@ run_pair() {
 		{
 			echo "bench: FAILED: $col rep $rep; no report was written."
 			printf '%s\n' "$why" | sed 's/^/bench:   /'
+			if [ -n "$(link_stalled_where "$rundir")" ] && line=$(link_error_before_stall "$rundir"); then
+				echo "bench:   the emulated link stalled ($(link_stalled_where "$rundir")) only after a transport error, so the failure stands: $line"
+			fi
 			echo "bench: logs: $rundir"
 		} >&2
 		exit 1

@@ -38,6 +38,8 @@ case_() {
 	[ -z "${CLIENT_LINK:-}" ] || printf '%s\n' "$CLIENT_LINK" >"$d/client-link.txt"
 	[ -z "${CLIENT_PASSED:-}" ] || printf '%s\n' "$CLIENT_PASSED" >"$d/client-passed.txt"
 	[ -z "${SERVER_PASSED:-}" ] || printf '%s\n' "$SERVER_PASSED" >"$d/server-passed.txt"
+	[ -z "${CLIENT_FAILED:-}" ] || printf '%s\n' "$CLIENT_FAILED" >"$d/client-failed.txt"
+	[ -z "${CLIENT2_PASSED:-}" ] || printf '%s\n' "$CLIENT2_PASSED" >"$d/client2-passed.txt"
 	echo "not ok client nfs-files" >"$d/subtests"
 	if link_stalled "$d" 2vm "" "client: guest exit status '1'"; then got=emulator; else got=transport; fi
 	if [ "$got" = "$want" ]; then
@@ -129,10 +131,17 @@ case_ "a drop, then a QP event, before it" transport \
 # at 78.6 s, two seconds after the server's last frame, which the
 # per-second sample (tx_moved_at) puts at 76.4 s.
 BENCH_ERR='[   78.646781] xprtrdma: Send for 192.0.2.1 failed: transport retry counter exceeded (status 12, vendor error 0); reconnecting'
-SERVER_LINK=$'71.14 rx_packets 445017 tx_packets 586214 tx_moved_at 71.02\n81.93 rx_packets 461563 tx_packets 635421 tx_moved_at 76.40\n92.22 rx_packets 461566 tx_packets 635421 tx_moved_at 76.40\n102.57 rx_packets 461569 tx_packets 635421 tx_moved_at 76.40'
+SERVER_LINK=$'71.14 rx_packets 445017 tx_packets 586214 tx_seen 586214 tx_moved_at 71.02\n81.93 rx_packets 461563 tx_packets 635421 tx_seen 635421 tx_moved_at 76.40\n92.22 rx_packets 461566 tx_packets 635421 tx_seen 635421 tx_moved_at 76.40\n102.57 rx_packets 461569 tx_packets 635421 tx_seen 635421 tx_moved_at 76.40'
 case_ "an error between the frozen rows, after the second's sample" emulator "$BENCH_ERR"
 case_ "an error between the frozen rows, before the second's sample" transport \
 	'[   74.000000] xprtrdma: Send for 192.0.2.1 failed: transport retry counter exceeded (status 12, vendor error 0); reconnecting'
+# A frame went out between the second's sample and the row's own read:
+# the sample's time is of an older value, and must not move the start.
+SERVER_LINK=$'71.14 rx_packets 445017 tx_packets 586214 tx_seen 586214 tx_moved_at 60.00\n81.93 rx_packets 461563 tx_packets 586215 tx_seen 586214 tx_moved_at 60.00\n92.22 rx_packets 461566 tx_packets 586215 tx_seen 586215 tx_moved_at 82.10\n102.57 rx_packets 461569 tx_packets 586215 tx_seen 586215 tx_moved_at 82.10'
+case_ "a sample of another value than the row's" transport \
+	'[   70.000000] xprtrdma: Send for 192.0.2.1 failed: transport retry counter exceeded (status 12, vendor error 0); reconnecting'
+SERVER_LINK=$'71.14 rx_packets 445017 tx_packets 586214 tx_seen 586214 tx_moved_at ?\n81.93 rx_packets 461563 tx_packets 635421 tx_seen 635421 tx_moved_at ?\n92.22 rx_packets 461566 tx_packets 635421 tx_seen 635421 tx_moved_at ?'
+case_ "a sample without a time" transport "$BENCH_ERR"
 SERVER_LINK=$'71.14 rx_packets 445017 tx_packets 586214\n81.93 rx_packets 461563 tx_packets 635421\n92.22 rx_packets 461566 tx_packets 635421\n102.57 rx_packets 461569 tx_packets 635421'
 case_ "the same without the second's sample" transport "$BENCH_ERR"
 SERVER_LINK=
@@ -155,8 +164,25 @@ case_ "an error before a passed subtest began" transport "$DRC_ERR"
 SERVER_PASSED='100.00 133.00 dropin-drc/drc-mkdir'
 case_ "an error after a passed subtest ended" transport "$DRC_ERR"
 SERVER_PASSED=
-# A subtest that failed leaves no span: its errors stand.
 case_ "an error inside a subtest that failed" transport "$DRC_ERR"
+# The client's drc-mkdir failed while the server's passed: the client's
+# own failed span wins.
+SERVER_PASSED='128.70 148.10 dropin-drc/drc-mkdir'
+CLIENT_FAILED='130.50 148.00 dropin-drc/drc-mkdir'
+case_ "an error in its guest's failed subtest, inside the other's passed one" transport "$DRC_ERR"
+SERVER_PASSED='' CLIENT_FAILED=''
+# A guest's own span is not widened: an error just after it came in the
+# next check.
+CLIENT_PASSED='100.00 134.50 dropin-drc/drc-mkdir'
+case_ "an error a second after its guest's passed subtest" transport "$DRC_ERR"
+# A check that passed across the stall proves no recovery.
+CLIENT_PASSED='120.00 390.00 dropin-drc/drc-mkdir'
+case_ "an error inside a passed subtest that outlasted the stall" transport "$DRC_ERR"
+CLIENT_PASSED=
+# client2 boots minutes after the server: its clock is not the server's.
+CLIENT2_PASSED='120.00 140.00 nfs-client-killed/after-respawn'
+case_ "an error inside client2's passed subtest" transport "$DRC_ERR"
+CLIENT2_PASSED=
 
 # boot_case NAME RULED SERVER-LINE...: a run that vm_wait ended because
 # the client's boot stalled; the server's log has the given lines.

@@ -68,21 +68,25 @@ test_ns() {
 }
 
 # subtest NAME CMD...: run one named check; the host turns each into a TAP line.
-# A check that passed also leaves its span of uptime in ROLE-passed.txt
-# ("BEGIN END NAME"): transport errors inside it were provoked or
-# survived, and the host's link-stall rule (lib/run.sh
-# link_error_before_stall) does not hold them against a later stall.
+# Each check also leaves its span of uptime ("BEGIN END NAME") in
+# ROLE-passed.txt or ROLE-failed.txt: transport errors inside a passed one
+# were provoked or survived, and the host's link-stall rule (lib/run.sh
+# link_error_before_stall) does not hold them against a later stall;
+# errors inside a failed one always stand.
 subtest() {
-	local name=$1 begin
+	local name=$1 begin end
 	shift
 	log "--- subtest $(test_ns)$name"
 	read -r begin _ </proc/uptime
 	if "$@"; then
 		echo "ok $role $(test_ns)$name" >>/results/subtests
-		echo "$begin $(cut -d' ' -f1 /proc/uptime) $(test_ns)$name" >>"/results/$role-passed.txt"
+		read -r end _ </proc/uptime
+		echo "$begin $end $(test_ns)$name" >>"/results/$role-passed.txt"
 		return 0
 	fi
 	echo "not ok $role $(test_ns)$name" >>/results/subtests
+	read -r end _ </proc/uptime
+	echo "$begin $end $(test_ns)$name" >>"/results/$role-failed.txt"
 	return 1
 }
 
@@ -323,8 +327,10 @@ link_counts() {
 # buffer between the QEMUs, seen as one guest's tx_packets running ahead
 # of the other's rx_packets.)
 #
-# tx_packets alone is read every second, and each row ends with
-# tx_moved_at, the uptime at which it was first seen at its present value:
+# tx_packets alone is read every second, and each row ends with the last
+# value so read (tx_seen; the row's own tx_packets is read later, and a
+# frame may go out in between) and tx_moved_at, the uptime at which that
+# value was first seen:
 # when the emulator stops taking a guest's frames, that says within a
 # second when (lib/run.sh link_tx_frozen_at), where the rows alone leave
 # ten; a transport with a 268 ms RC timeout gives up on its peer about two
@@ -334,21 +340,26 @@ link_watch() {
 	local q=/sys/class/net/eth0/queues/tx-0/byte_queue_limits/inflight inflight udp qd
 	local tick=/run/nfsrdma/link-tick tx last='' moved='?' n=0 fd
 	[ "$TOPOLOGY" = 2vm ] || return 0
-	mkdir -p /run/nfsrdma && mkfifo "$tick" || return 1
+	mkdir -p /run/nfsrdma && mkfifo "$tick" 2>/dev/null
 	(
-		exec {fd}<>"$tick" || exit 1
+		# Without the FIFO, sleep: the rows matter more than the fork.
+		exec {fd}<>"$tick" 2>/dev/null || fd=
 		while :; do
 			# Anything but the timeout (status above 128) would make
 			# this loop spin: sleep instead.
-			read -rt 1 -u "$fd" _
-			(($? > 128)) || sleep 1
+			if [ -n "$fd" ]; then
+				read -rt 1 -u "$fd" _
+				(($? > 128)) || sleep 1
+			else
+				sleep 1
+			fi
 			read -r tx 2>/dev/null </sys/class/net/eth0/statistics/tx_packets || tx='?'
 			[ "$tx" = "$last" ] || { last=$tx; read -r moved _ </proc/uptime; }
 			(((n += 1) % 10)) && continue
 			read -r inflight 2>/dev/null <"$q" || inflight='?'
 			udp=$(awk '$1 == "Udp:" && $2 ~ /^[0-9]/ { print "udp_in " $2 " udp_in_errors " $4 " udp_rcvbuf_errors " $6 }' /proc/net/snmp)
 			qd=$(qdisc_drops eth0)
-			echo "$(cut -d' ' -f1 /proc/uptime) $(link_counts eth0) tx_inflight $inflight qdisc_drops ${qd:-?} $udp tx_moved_at $moved"
+			echo "$(cut -d' ' -f1 /proc/uptime) $(link_counts eth0) tx_inflight $inflight qdisc_drops ${qd:-?} $udp tx_seen $last tx_moved_at $moved"
 		done >>"/results/$role-link.txt" 2>/dev/null
 	) &
 }
