@@ -206,19 +206,9 @@ run_pair() {
 	# the rules make check reruns an instance by (lib/run.sh): not a
 	# finding, and no number came of it.  Keep the logs aside, with the
 	# reason for bench.md, and boot once more.
-	stalled=
-	if [ -n "$why" ] && [ "$attempt" = 1 ]; then
-		if boot_stalled "$rundir"; then
-			stalled="the boot of $(cat "$rundir/boot.stalled") stalled before the bench began"
-		elif link_stalled "$rundir" 2vm "" "$why"; then
-			stalled="the emulated link stalled ($(link_stalled_where "$rundir"))"
-		elif stalled=$(incumbent_failed "$rundir" "$client" "$server" "" "$why"); then
-			stalled+=" ($(printf '%s\n' "$why" | head -n 1))"
-		else
-			stalled=
-		fi
-	fi
-	if [ -n "$stalled" ]; then
+	if [ -n "$why" ] && [ "$attempt" = 1 ] &&
+		stalled=$(rerun_reason "$rundir" 2vm "$client" "$server" "" "$why"); then
+		stalled+=" ($(printf '%s\n' "$why" | head -n 1))"
 		mkdir -p "$BENCH/stalled"
 		rm -rf "$BENCH/stalled/$col-$rep"
 		mv "$rundir" "$BENCH/stalled/$col-$rep"
@@ -232,9 +222,7 @@ run_pair() {
 		{
 			echo "bench: FAILED: $col rep $rep; no report was written."
 			printf '%s\n' "$why" | sed 's/^/bench:   /'
-			if [ -n "$(link_stalled_where "$rundir")" ] && line=$(link_error_before_stall "$rundir"); then
-				echo "bench:   the emulated link stalled ($(link_stalled_where "$rundir")) only after a transport error, so the failure stands: $line"
-			fi
+			! line=$(stall_stands "$rundir") || echo "bench:   $line"
 			echo "bench: logs: $rundir"
 		} >&2
 		exit 1

@@ -337,6 +337,28 @@ incumbent_failed() {
 	echo "the in-tree $hit hit rxe's fast-register defect ($(tr -d '\r' <"$rundir/$hit.log" | grep -m1 -oE "$INCUMBENT_RXE_DEFECT")), and our side reported nothing"
 }
 
+# rerun_reason RUNDIR TOPOLOGY CLIENT SERVER EXPECT WHY: a failed run that
+# is no finding, by the rules above (boot_stalled, link_stalled,
+# incumbent_failed): print why, for make check's TAP output and make
+# bench's stalled/ directory.  Fails if the failure may be ours.
+rerun_reason() {
+	if boot_stalled "$1"; then
+		echo "the boot of $(cat "$1/boot.stalled") stalled before its test began"
+	elif link_stalled "$1" "$2" "$5" "$6"; then
+		echo "the emulated link stalled ($(link_stalled_where "$1"))"
+	else
+		incumbent_failed "$1" "$3" "$4" "$5" "$6"
+	fi
+}
+
+# stall_stands RUNDIR: for a failure that stands although the link
+# stalled, print the line that says which transport error came first.
+stall_stands() {
+	local line
+	[ -n "$(link_stalled_where "$1")" ] && line=$(link_error_before_stall "$1") || return 1
+	echo "the emulated link stalled ($(link_stalled_where "$1")) only after a transport error, so the failure stands: $line"
+}
+
 # expect_pattern WORD: what the failure report of a self-test expecting
 # WORD must contain (two patterns, tab-separated, when both must appear).
 expect_pattern() {
@@ -597,16 +619,9 @@ run_instance() {
 		if [ -e "$rundir/client.killed" ]; then
 			why=$(printf '%s\n%s' "$why" "$(vm_splats "$rundir" client)" | sed '/^$/d')
 		fi
-		if boot_stalled "$rundir"; then
-			stalled="the boot of $(cat "$rundir/boot.stalled") stalled before its test began"
-		elif link_stalled "$rundir" "$topo" "$expect" "$why"; then
-			stalled="the emulated link stalled ($(link_stalled_where "$rundir"))"
-		elif stalled=$(incumbent_failed "$rundir" "$client" "$server" "$expect" "$why"); then
-			:
-		else
-			if [ -n "$why" ] && [ -n "$(link_stalled_where "$rundir")" ] &&
-				line=$(link_error_before_stall "$rundir"); then
-				why+=$'\n'"the emulated link stalled ($(link_stalled_where "$rundir")) only after a transport error, so the failure stands: $line"
+		if ! stalled=$(rerun_reason "$rundir" "$topo" "$client" "$server" "$expect" "$why"); then
+			if [ -n "$why" ] && line=$(stall_stands "$rundir"); then
+				why+=$'\n'"$line"
 				[ -z "$(link_watch_tail "$rundir")" ] || why+=$'\n'"$(link_watch_tail "$rundir")"
 			fi
 			break
