@@ -54,6 +54,8 @@ stage hostile "hostile client and server tools build with -Wall -Wextra -Werror"
 
 stage stall-rule "harness: only a stall of the emulator (link, boot) is rerun, never a finding" \
 	"$here/stall-check.sh"
+stage profile-share "bench: profile-share.py groups a perf report by module" \
+	python3 "$here/profile-share.py" --self-test
 
 # deb_check: make deb builds, dpkg-deb reads the package, and lintian (with
 # the overrides the package ships) finds no error in it.
