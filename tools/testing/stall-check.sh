@@ -11,7 +11,8 @@
 # ends in-tree, or its rxe fast-register defect while our side stayed
 # quiet but for a stalled link's watchdog) are not ours.  rxe's QP cleanup warning is the stall's consequence
 # only after it.  A stall starts when the stalled guest's link counters
-# stopped moving, if that came before its watchdog.  And a guest whose peer failed is ended after
+# stopped moving, if that came before its watchdog; both guests' times
+# are set on one clock when their clock files give their boot times.  And a guest whose peer failed is ended after
 # VM_ABORT_GRACE, one whose peer passed is not.  Prints TAP.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -183,6 +184,88 @@ CLIENT_PASSED=
 CLIENT2_PASSED='120.00 140.00 nfs-client-killed/after-respawn'
 case_ "an error inside client2's passed subtest" transport "$DRC_ERR"
 CLIENT2_PASSED=
+
+# clock_case NAME RULED STALLED ERROR-ROLE ERROR-LINE [SERVER-EPOCH
+# CLIENT-EPOCH [SERVER-PASSED]]: one guest (STALLED) hit the watchdog at
+# 384.1 s, its stall starting at 379.0 s on its own clock, and ERROR-ROLE
+# logged ERROR-LINE; with the epochs, each guest's clock file says when it
+# booted on the host's clock (guest_epoch), as guest/lib.sh writes it.
+clock_case() {
+	local name=$1 want=$2 stalled=$3 errs=$4 line=$5 sep=${6:-} cep=${7:-} d r e got
+	d=$tmp/clock-${name// /-}
+	mkdir -p "$d"
+	for r in server client; do
+		echo '[    1.000000] Linux version 6.1' >"$d/$r.log"
+	done
+	printf '%s\n' "$WATCHDOG" "${WATCHDOG_WARN[@]}" >>"$d/$stalled.log"
+	printf '%s\n' "$line" >>"$d/$errs.log"
+	[ -z "${8:-}" ] || printf '%s\n' "$8" >"$d/server-passed.txt"
+	for r in server client; do
+		e=$sep
+		[ "$r" = client ] && e=$cep
+		[ -n "$e" ] || continue
+		echo 500.00 >"$d/$r-clock.txt"
+		touch -d "@$(awk -v e="$e" 'BEGIN { printf "%.3f", e + 500 }')" "$d/$r-clock.txt"
+	done
+	echo "not ok client nfs-files" >"$d/subtests"
+	if link_stalled "$d" 2vm "" "client: guest exit status '1'"; then got=emulator; else got=transport; fi
+	if [ "$got" = "$want" ]; then
+		tap_result ok "link stall, clocks: $name: $want"
+	else
+		tap_result fail "link stall, clocks: $name: ruled $got, want $want"
+	fi
+}
+
+# The server boots first: here its clock runs 2 s ahead of the client's.
+SERVER_EPOCH=1796000000.000 CLIENT_EPOCH=1796000002.000
+RETRY='xprtrdma: Send to 192.0.2.1:20049 failed: transport retry counter exceeded'
+SRETRY='svcrdma: Send to 192.0.2.2:40000 failed: transport retry counter exceeded'
+if [ "$(guest_epoch "$tmp" none)" = "" ] && echo 500.00 >"$tmp/g-clock.txt" &&
+	touch -d @1796000500.250 "$tmp/g-clock.txt" &&
+	[ "$(guest_epoch "$tmp" g)" = 1796000000.250 ]; then
+	tap_result ok "guest_epoch: the clock file's mtime less the uptime in it"
+else
+	tap_result fail "guest_epoch: got '$(guest_epoch "$tmp" g)', want 1796000000.250"
+fi
+# The client's stall starts at 379.0 s, 381.0 s on the server's clock; the
+# server's error at 378.5 s came 2.5 s before it.
+clock_case "server error before the client's stall" transport client server \
+	"[  378.500000] $SRETRY" "$SERVER_EPOCH" "$CLIENT_EPOCH"
+# Without clock files the uptimes are compared as they are: the hole the
+# epochs close, kept only for runs that wrote none.
+clock_case "the same without clocks" emulator client server "[  378.500000] $SRETRY"
+# The server's stall starts at 379.0 s; the client's error at 377.5 s is
+# 379.5 s on the server's clock, after it.
+clock_case "client error after the server's stall" emulator server client \
+	"[  377.500000] $RETRY" "$SERVER_EPOCH" "$CLIENT_EPOCH"
+clock_case "the same without clocks, before it" transport server client "[  377.500000] $RETRY"
+# The server's passed span 360-370 s ends at 368 s on the client's clock:
+# a client error at 369.0 s (371.0 s on the server's) is outside it even
+# widened by half a second; without clocks, the 2 s widening took it in.
+clock_case "just after the other guest's span" transport server client \
+	"[  369.000000] $RETRY" "$SERVER_EPOCH" "$CLIENT_EPOCH" '360.00 370.00 dropin-drc/drc-mkdir'
+clock_case "inside the other guest's span" emulator server client \
+	"[  366.000000] $RETRY" "$SERVER_EPOCH" "$CLIENT_EPOCH" '360.00 370.00 dropin-drc/drc-mkdir'
+clock_case "just after it, without clocks" emulator server client \
+	"[  369.000000] $RETRY" "" "" '360.00 370.00 dropin-drc/drc-mkdir'
+# Both guests' queues timed out: the client's at 377.9 s of its uptime is
+# 379.9 s on the server's clock, after the server's at 379.0 s.
+d=$tmp/clock-both
+mkdir -p "$d"
+printf '%s\n' '[    1.000000] Linux version 6.1' "$WATCHDOG" >"$d/server.log"
+printf '%s\n' '[    1.000000] Linux version 6.1' "${WATCHDOG/384.100000/383.000000}" >"$d/client.log"
+for r in server client; do echo 500.00 >"$d/$r-clock.txt"; done
+touch -d @1796000500 "$d/server-clock.txt"
+touch -d @1796000502 "$d/client-clock.txt"
+got=$(link_stall_start_of "$d")
+rm "$d"/*-clock.txt
+got2=$(link_stall_start_of "$d")
+if [ "$got" = "379 server" ] && [ "$got2" = "377.9 client" ]; then
+	tap_result ok "link stall, clocks: both stalled: the earlier on the host's clock"
+else
+	tap_result fail "link stall, clocks: both stalled: got '$got' and without clocks '$got2', want '379 server' and '377.9 client'"
+fi
+
 
 # boot_case NAME RULED SERVER-LINE...: a run that vm_wait ended because
 # the client's boot stalled; the server's log has the given lines.

@@ -113,32 +113,57 @@ LINK_TRANSPORT_OK='xprtrdma: connected to|svcrdma: .* removed, closing|rdma_rxe:
 # server's malformed replies all along.
 LINK_PEER_INPUT='(xprtrdma|svcrdma): (malformed (reply|message|backchannel reply) |[0-9]+-byte message from .* dropped|backchannel call from .* dropped|backward call from .* dropped|reply from .* (a call not sent on this connection, dropped|does not match its call)|[^ ]+ invalidated rkey .* which did not offer it|[^ ]+ could not use the chunks of XID|[^ ]+ speaks RPC-over-RDMA versions|backchannel reply from .* dropped|bad transport header from |reply to .* does not fit its chunks|[0-9]+ connection requests already wait on|RDMA Read from .* failed: remote access error|[^ ]+ sent RDMA_ERROR as a call, dropped|[^ ]+ sent a [0-9]+-byte message, closing)'
 
-# link_stall_start RUNDIR: the guest uptime (seconds) at which the first
-# transmit queue to be reported stalled stopped moving.  Empty if no queue
-# stalled.  The watchdog's line time less the stall it reports is when the
-# queue was stopped, full; it fills only with what the guest still sends
-# after the emulator stopped taking frames, which was 75 s in one bench
-# boot.  So when the stalled guest's link counters (guest/lib.sh
-# link_watch) show it, the stall starts at the row where its tx_packets
-# took their last value: virtio-net counts a frame there when the emulator
-# has taken it, so none was taken after that row.  Only a value that held
-# for at least one more row counts, and the earlier of the two times is
-# the start.
-link_stall_start() {
-	local rundir=$1 f role frozen=
+# guest_epoch RUNDIR ROLE: the host time (seconds since 1970) at which
+# ROLE's uptime was zero, from ROLE-clock.txt (guest/lib.sh link_watch
+# writes its uptime there every ten seconds; the 9p server stamps the
+# file's mtime with the host's clock).  Nothing if the guest wrote none.
+guest_epoch() {
+	local f=$1/$2-clock.txt up mtime
+	[ -s "$f" ] && read -r up <"$f" && mtime=$(stat -c %.3Y "$f" 2>/dev/null) || return 0
+	awk -v m="$mtime" -v u="$up" 'BEGIN {
+		if (u ~ /^[0-9]+(\.[0-9]+)?$/ && m ~ /^[0-9]+(\.[0-9]+)?$/) printf "%.3f\n", m - u }'
+}
+
+# link_stall_start_of RUNDIR: "TIME ROLE": the guest uptime (seconds) at
+# which the first transmit queue to be reported stalled stopped moving,
+# and the guest whose clock TIME is on.  Empty if no queue stalled.  The
+# watchdog's line time less the stall it reports is when the queue was
+# stopped, full; it fills only with what the guest still sends after the
+# emulator stopped taking frames, which was 75 s in one bench boot.  So
+# when the stalled guest's link counters (guest/lib.sh link_watch) show
+# it, the stall starts at the row where its tx_packets took their last
+# value: virtio-net counts a frame there when the emulator has taken it,
+# so none was taken after that row.  Only a value that held for at least
+# one more row counts, and the earlier of the two times is the start.
+# When both guests stalled, the earlier is taken on the host's clock if
+# both guests' epochs are known (guest_epoch), else on their uptimes.
+link_stall_start_of() {
+	local rundir=$1 f role
 	for f in "$rundir"/*.log; do
 		grep -q 'NETDEV WATCHDOG: .*transmit queue .* timed out' "$f" 2>/dev/null || continue
 		role=${f##*/}
 		role=${role%.log}
-		[ -e "$rundir/$role-link.txt" ] || continue
-		frozen+=" $(link_tx_frozen_at "$rundir/$role-link.txt")"
-	done
-	{
-		cat "$rundir"/*.log 2>/dev/null | tr -d '\r' |
+		tr -d '\r' <"$f" |
 			sed -n 's/^\[ *\([0-9.]*\)\] .*NETDEV WATCHDOG: .*transmit queue [0-9]* timed out \([0-9]*\) ms.*/\1 \2/p' |
-			awk '{ print $1 - $2 / 1000 }'
-		for f in $frozen; do echo "$f"; done
-	} | awk '{ if (min == "" || $1 < min) min = $1 } END { if (min != "") print min }'
+			awk -v r="$role" -v e="$(guest_epoch "$rundir" "$role")" '{ print $1 - $2 / 1000, r, e }'
+		[ -e "$rundir/$role-link.txt" ] || continue
+		link_tx_frozen_at "$rundir/$role-link.txt" |
+			awk -v r="$role" -v e="$(guest_epoch "$rundir" "$role")" '{ print $1, r, e }'
+	done | awk '
+		BEGIN { known = 1 }
+		{ t[NR] = $1; r[NR] = $2; e[NR] = $3; if ($3 == "") known = 0 }
+		END {
+			for (i = 1; i <= NR; i++) {
+				k = known ? t[i] + e[i] : t[i]
+				if (best == "" || k < best) { best = k; at = i }
+			}
+			if (at) print t[at], r[at]
+		}'
+}
+
+# link_stall_start RUNDIR: link_stall_start_of's TIME alone.
+link_stall_start() {
+	link_stall_start_of "$1" | cut -d' ' -f1
 }
 
 # link_tx_frozen_at LINKFILE: the time of the first row from which
@@ -175,24 +200,35 @@ link_tx_frozen_at() {
 }
 
 # link_error_before_stall RUNDIR: print the first transport error that
-# either guest logged before the link stalled (each guest's uptime runs
-# from its own boot, and the two boot within a second or two of each other;
-# a second of slack is given to the emulator).  Errors after the stall are
+# either guest logged before the link stalled.  Errors after the stall are
 # its consequences; one before it means the transport failed first.
 # Except an error inside a subtest that passed and ended before the stall
 # (the spans in ROLE-passed.txt, guest/lib.sh subtest): a test provoked it
 # (dropin-drc blackholes the server until both ends give up the
 # connection) or the transport recovered from it, and the check passed.
-# The guest's own spans count as they are; the other guest's (server and
-# client only: client2 boots minutes later) are widened by the two seconds
-# the clocks may differ.  An error inside one of its own guest's failed
-# subtests (ROLE-failed.txt) stands whatever the other guest's spans say.
-# CI's make check on e02d79e stood an emulator stall in dropin-swap
-# against us for dropin-drc's provoked retry-exceeded two minutes before.
+# An error inside one of its own guest's failed subtests (ROLE-failed.txt)
+# stands whatever the other guest's spans say.  CI's make check on e02d79e
+# stood an emulator stall in dropin-swap against us for dropin-drc's
+# provoked retry-exceeded two minutes before.
+#
+# Each guest's times are its uptime, and the guests boot seconds (client2,
+# minutes) apart.  Where both guests' epochs are known (guest_epoch),
+# every time is moved onto the stalled guest's clock, and the other
+# guest's spans are widened by half a second for the 10 ms of /proc/uptime
+# and the 9p write.  Where one is not, times are compared as they are, and
+# the other guest's spans (server and client only) are widened by two
+# seconds: the two boot within a second or two of each other.  Either way
+# an error less than a second before the stall's start is given to the
+# emulator, for the second between tx_packets samples.  (Without the
+# epochs, a server error up to a second plus the boots' offset before the
+# client's stall was given to it too.)
 link_error_before_stall() {
-	local start f role peer
-	start=$(link_stall_start "$1")
-	[ -n "$start" ] || return 1
+	local at start stalled se f role peer ge pe
+	at=$(link_stall_start_of "$1")
+	[ -n "$at" ] || return 1
+	start=${at% *}
+	stalled=${at#* }
+	se=$(guest_epoch "$1" "$stalled")
 	for f in "$1"/*.log; do
 		[ -e "$f" ] || continue
 		role=${f##*/}
@@ -202,18 +238,23 @@ link_error_before_stall() {
 		client) peer=server ;;
 		*) peer= ;;
 		esac
+		ge=$(guest_epoch "$1" "$role")
+		pe=
+		[ -z "$peer" ] || pe=$(guest_epoch "$1" "$peer")
 		tr -d '\r' <"$f" | grep -E "^\[ *[0-9.]+\] .*($LINK_TRANSPORT_ERR)" |
 			grep -Ev "$LINK_TRANSPORT_OK|$LINK_PEER_INPUT" |
-			awk -v s="$start" -v src="${f##*/}" \
+			awk -v s="$start" -v src="${f##*/}" -v se="$se" -v ge="$ge" -v pe="$pe" \
 				-v own="$(cat "$1/$role-passed.txt" 2>/dev/null)" \
 				-v other="$([ -z "$peer" ] || cat "$1/$peer-passed.txt" 2>/dev/null)" \
 				-v failed="$(cat "$1/$role-failed.txt" 2>/dev/null)" '
-			function spans(text, widen, ended, b, e,   n, i, row, f, k) {
+			# Times of this guest (shift gs) and of its peer (ps) on the
+			# stalled guest'"'"'s clock.
+			function spans(text, shift, widen, ended, b, e,   n, i, row, f, k) {
 				n = split(text, row, "\n")
 				for (i = 1; i <= n; i++) {
 					if (split(row[i], f, " ") < 2) continue
-					if (ended && f[2] + widen > s) continue
-					b[++k] = f[1] - widen; e[k] = f[2] + widen
+					if (ended && f[2] + shift + widen > s) continue
+					b[++k] = f[1] + shift - widen; e[k] = f[2] + shift + widen
 				}
 				return k
 			}
@@ -223,15 +264,20 @@ link_error_before_stall() {
 				return 0
 			}
 			BEGIN {
-				nf = spans(failed, 0, 0, fb, fe)
-				np = spans(own, 0, 1, pb, pe)
-				no = spans(other, 2, 1, ob, oe)
+				gs = 0; ps = 0; widen = 2
+				if (se != "" && ge != "") {
+					gs = ge - se
+					if (pe != "") { ps = pe - se; widen = 0.5 }
+				}
+				nf = spans(failed, gs, 0, 0, fb, fe)
+				np = spans(own, gs, 0, 1, pb, pz)
+				no = spans(other, ps, widen, 1, ob, oe)
 			}
 			{
-				t = substr($0, 2) + 0
+				t = substr($0, 2) + gs
 				if (t >= s - 1) next
 				if (!inside(t, nf, fb, fe) &&
-				    (inside(t, np, pb, pe) || inside(t, no, ob, oe))) next
+				    (inside(t, np, pb, pz) || inside(t, no, ob, oe))) next
 				print src ": " $0
 				exit
 			}'
