@@ -26,11 +26,24 @@ WATCHDOG='[  384.100000] virtio_net virtio1 eth0: NETDEV WATCHDOG: eth0 (virtio_
 WATCHDOG_WARN=('[  384.100100] WARNING: CPU: 0 PID: 0 at net/sched/sch_generic.c:525 dev_watchdog+0x207/0x210'
 	'[  384.100200] Call Trace:')
 
+# ruled TITLE RULED DIR: DIR holds a failed 2vm run whose client failed a
+# check; link_stalled must answer RULED (emulator or transport).
+ruled() {
+	local got
+	echo "not ok client nfs-files" >"$3/subtests"
+	if link_stalled "$3" 2vm "" "client: guest exit status '1'"; then got=emulator; else got=transport; fi
+	if [ "$got" = "$2" ]; then
+		tap_result ok "$1: $2"
+	else
+		tap_result fail "$1: ruled $got, want $2"
+	fi
+}
+
 # case NAME RULED CLIENT-LINE...: a failed 2vm run whose server log has the
 # stall and whose client log has the given lines; RULED is what
 # link_stalled must answer (emulator or transport).
 case_() {
-	local name=$1 want=$2 d=$tmp/$1 got
+	local name=$1 want=$2 d=$tmp/$1
 	shift 2
 	mkdir -p "$d"
 	printf '%s\n' '[    1.000000] Linux version 6.1' "$WATCHDOG" "${WATCHDOG_WARN[@]}" >"$d/server.log"
@@ -41,13 +54,7 @@ case_() {
 	[ -z "${SERVER_PASSED:-}" ] || printf '%s\n' "$SERVER_PASSED" >"$d/server-passed.txt"
 	[ -z "${CLIENT_FAILED:-}" ] || printf '%s\n' "$CLIENT_FAILED" >"$d/client-failed.txt"
 	[ -z "${CLIENT2_PASSED:-}" ] || printf '%s\n' "$CLIENT2_PASSED" >"$d/client2-passed.txt"
-	echo "not ok client nfs-files" >"$d/subtests"
-	if link_stalled "$d" 2vm "" "client: guest exit status '1'"; then got=emulator; else got=transport; fi
-	if [ "$got" = "$want" ]; then
-		tap_result ok "link stall: $name: $want"
-	else
-		tap_result fail "link stall: $name: ruled $got, want $want"
-	fi
+	ruled "link stall: $name" "$want" "$d"
 }
 
 case_ "stall alone" emulator
@@ -191,7 +198,7 @@ CLIENT2_PASSED=
 # logged ERROR-LINE; with the epochs, each guest's clock file says when it
 # booted on the host's clock (guest_epoch), as guest/lib.sh writes it.
 clock_case() {
-	local name=$1 want=$2 stalled=$3 errs=$4 line=$5 sep=${6:-} cep=${7:-} d r e got
+	local name=$1 want=$2 stalled=$3 errs=$4 line=$5 sep=${6:-} cep=${7:-} d r e
 	d=$tmp/clock-${name// /-}
 	mkdir -p "$d"
 	for r in server client; do
@@ -207,13 +214,7 @@ clock_case() {
 		echo 500.00 >"$d/$r-clock.txt"
 		touch -d "@$(awk -v e="$e" 'BEGIN { printf "%.3f", e + 500 }')" "$d/$r-clock.txt"
 	done
-	echo "not ok client nfs-files" >"$d/subtests"
-	if link_stalled "$d" 2vm "" "client: guest exit status '1'"; then got=emulator; else got=transport; fi
-	if [ "$got" = "$want" ]; then
-		tap_result ok "link stall, clocks: $name: $want"
-	else
-		tap_result fail "link stall, clocks: $name: ruled $got, want $want"
-	fi
+	ruled "link stall, clocks: $name" "$want" "$d"
 }
 
 # The server boots first: here its clock runs 2 s ahead of the client's.
