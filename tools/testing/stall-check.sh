@@ -192,11 +192,24 @@ CLIENT2_PASSED='120.00 140.00 nfs-client-killed/after-respawn'
 case_ "an error inside client2's passed subtest" transport "$DRC_ERR"
 CLIENT2_PASSED=
 
+# clock_files DIR ROLE EPOCH [LATE...]: ROLE's clock files as guest/lib.sh
+# writes them, the first arriving on time, one more per LATE (seconds).
+clock_files() {
+	local d=$1 role=$2 epoch=$3 i=0 late
+	shift 3
+	for late in 0 "$@"; do
+		echo "50$i.00" >"$d/$role-clock.$i"
+		touch -d "@$(awk -v e="$epoch" -v i="$i" -v l="$late" 'BEGIN { printf "%.3f", e + 500 + i + l }')" "$d/$role-clock.$i"
+		i=$((i + 1))
+	done
+}
+
 # clock_case NAME RULED STALLED ERROR-ROLE ERROR-LINE [SERVER-EPOCH
 # CLIENT-EPOCH [SERVER-PASSED]]: one guest (STALLED) hit the watchdog at
 # 384.1 s, its stall starting at 379.0 s on its own clock, and ERROR-ROLE
 # logged ERROR-LINE; with the epochs, each guest's clock file says when it
 # booted on the host's clock (guest_epoch), as guest/lib.sh writes it.
+# CLOCK_CLIENT_PASSED and CLOCK_CLIENT_FAILED give the client's spans.
 clock_case() {
 	local name=$1 want=$2 stalled=$3 errs=$4 line=$5 sep=${6:-} cep=${7:-} d r e
 	d=$tmp/clock-${name// /-}
@@ -207,27 +220,38 @@ clock_case() {
 	printf '%s\n' "$WATCHDOG" "${WATCHDOG_WARN[@]}" >>"$d/$stalled.log"
 	printf '%s\n' "$line" >>"$d/$errs.log"
 	[ -z "${8:-}" ] || printf '%s\n' "$8" >"$d/server-passed.txt"
-	for r in server client; do
-		e=$sep
-		[ "$r" = client ] && e=$cep
-		[ -n "$e" ] || continue
-		echo 500.00 >"$d/$r-clock.txt"
-		touch -d "@$(awk -v e="$e" 'BEGIN { printf "%.3f", e + 500 }')" "$d/$r-clock.txt"
-	done
+	[ -z "${CLOCK_CLIENT_PASSED:-}" ] || printf '%s\n' "$CLOCK_CLIENT_PASSED" >"$d/client-passed.txt"
+	[ -z "${CLOCK_CLIENT_FAILED:-}" ] || printf '%s\n' "$CLOCK_CLIENT_FAILED" >"$d/client-failed.txt"
+	[ -z "$sep" ] || clock_files "$d" server "$sep"
+	[ -z "$cep" ] || clock_files "$d" client "$cep"
 	ruled "link stall, clocks: $name" "$want" "$d"
 }
 
 # The server boots first: here its clock runs 2 s ahead of the client's.
-SERVER_EPOCH=1796000000.000 CLIENT_EPOCH=1796000002.000
+SERVER_EPOCH=1796000000.125 CLIENT_EPOCH=1796000002.125
 RETRY='xprtrdma: Send to 192.0.2.1:20049 failed: transport retry counter exceeded'
 SRETRY='svcrdma: Send to 192.0.2.2:40000 failed: transport retry counter exceeded'
-if [ "$(guest_epoch "$tmp" none)" = "" ] && echo 500.00 >"$tmp/g-clock.txt" &&
-	touch -d @1796000500.250 "$tmp/g-clock.txt" &&
-	[ "$(guest_epoch "$tmp" g)" = 1796000000.250 ]; then
-	tap_result ok "guest_epoch: the clock file's mtime less the uptime in it"
-else
-	tap_result fail "guest_epoch: got '$(guest_epoch "$tmp" g)', want 1796000000.250"
-fi
+# epoch_case NAME WANT EPOCH [LATE...]: guest_epoch over clock_files.
+epoch_case() {
+	local name=$1 want=$2 d=$tmp/epoch-$3 got
+	mkdir -p "$d"
+	shift 2
+	[ "$1" = none ] || clock_files "$d" g "$@"
+	got=$(guest_epoch "$d" g)
+	if [ "$got" = "$want" ]; then
+		tap_result ok "guest_epoch: $name: ${want:-none}"
+	else
+		tap_result fail "guest_epoch: $name: got '$got', want '$want'"
+	fi
+}
+epoch_case "no clock files" "" none
+epoch_case "one file: its mtime less the uptime in it" 1796000000.250 1796000000.250
+# A write arrives late, never early: the earliest estimate is the best.
+epoch_case "the earliest of six, five late" 1796000000.250 1796000000.250 0.3 0.05 0.8 0.1 0.02
+# Estimates that spread over more than a second: a drifting clock.
+epoch_case "spread over a second" "" 1796000001.250 0.3 1.5
+# Whole-second mtimes: a host filesystem that keeps nothing finer.
+epoch_case "whole-second mtimes" "" 1796000001
 # The client's stall starts at 379.0 s, 381.0 s on the server's clock; the
 # server's error at 378.5 s came 2.5 s before it.
 clock_case "server error before the client's stall" transport client server \
@@ -249,17 +273,44 @@ clock_case "inside the other guest's span" emulator server client \
 	"[  366.000000] $RETRY" "$SERVER_EPOCH" "$CLIENT_EPOCH" '360.00 370.00 dropin-drc/drc-mkdir'
 clock_case "just after it, without clocks" emulator server client \
 	"[  369.000000] $RETRY" "" "" '360.00 370.00 dropin-drc/drc-mkdir'
+# The client's passed span 360-368 s is 362-370 s on the server's clock:
+# a server error at 370.3 s is inside it, widened by half a second.
+# Without the client's clock, the span is taken as it is, widened by two
+# seconds, and the error is outside it.
+CLOCK_CLIENT_PASSED='360.00 368.00 dropin-drc/drc-mkdir'
+clock_case "inside the client's span on the server's clock" emulator server server \
+	"[  370.300000] $SRETRY" "$SERVER_EPOCH" "$CLIENT_EPOCH"
+clock_case "the same with the server's clock alone" transport server server \
+	"[  370.300000] $SRETRY" "$SERVER_EPOCH" ""
+clock_case "within two seconds of it, the server's clock alone" emulator server server \
+	"[  369.000000] $SRETRY" "$SERVER_EPOCH" ""
+# The client's own span moves with its errors: 367.5 s is 369.5 s on the
+# server's clock, inside 362-370 s.
+clock_case "inside the guest's own span" emulator server client \
+	"[  367.500000] $RETRY" "$SERVER_EPOCH" "$CLIENT_EPOCH"
+# So does its failed span, which stands against the server's passed one.
+CLOCK_CLIENT_PASSED='' CLOCK_CLIENT_FAILED='360.00 368.00 nfs-files/io'
+clock_case "inside the guest's own failed span" transport server client \
+	"[  367.500000] $RETRY" "$SERVER_EPOCH" "$CLIENT_EPOCH" '360.00 375.00 dropin-drc/drc-mkdir'
+CLOCK_CLIENT_FAILED=
+# The server's span 370-380.5 s ends at 378.5 s on the client's clock,
+# before the client's stall at 379.0 s, so a client error at 372 s inside
+# it is excused; without clocks, the span outlasts the stall and counts
+# for nothing.
+clock_case "a span that ended before the stall on its clock" emulator client client \
+	"[  372.000000] $RETRY" "$SERVER_EPOCH" "$CLIENT_EPOCH" '370.00 380.50 dropin-drc/drc-mkdir'
+clock_case "the same span without clocks" transport client client \
+	"[  372.000000] $RETRY" "" "" '370.00 380.50 dropin-drc/drc-mkdir'
 # Both guests' queues timed out: the client's at 377.9 s of its uptime is
 # 379.9 s on the server's clock, after the server's at 379.0 s.
 d=$tmp/clock-both
 mkdir -p "$d"
 printf '%s\n' '[    1.000000] Linux version 6.1' "$WATCHDOG" >"$d/server.log"
 printf '%s\n' '[    1.000000] Linux version 6.1' "${WATCHDOG/384.100000/383.000000}" >"$d/client.log"
-for r in server client; do echo 500.00 >"$d/$r-clock.txt"; done
-touch -d @1796000500 "$d/server-clock.txt"
-touch -d @1796000502 "$d/client-clock.txt"
+clock_files "$d" server "$SERVER_EPOCH"
+clock_files "$d" client "$CLIENT_EPOCH"
 got=$(link_stall_start_of "$d")
-rm "$d"/*-clock.txt
+rm "$d"/*-clock.?
 got2=$(link_stall_start_of "$d")
 if [ "$got" = "379 server" ] && [ "$got2" = "377.9 client" ]; then
 	tap_result ok "link stall, clocks: both stalled: the earlier on the host's clock"

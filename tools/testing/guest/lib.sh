@@ -337,11 +337,13 @@ link_counts() {
 # seconds in.  The second's wait is a read timing out on a FIFO nobody
 # writes, so the sampling forks nothing.
 #
-# With each row, the uptime alone is written over /results/ROLE-clock.txt:
-# the host stamps the file's mtime with its own clock as the write
-# arrives, so the two give the host time of the guest's boot, and the
-# host can set one guest's log times against the other's (lib/run.sh
-# guest_epoch).  Builtins only: no fork between the read and the write.
+# With each row, the uptime alone is written over one of six files,
+# /results/ROLE-clock.0 to .5 in turn: the host stamps a file's mtime with
+# its own clock as the write arrives (the results mount is uncached), so
+# each gives the host time of the guest's boot, late by however long the
+# write took, and the host takes the earliest of the last minute's six to
+# set one guest's log times against the other's (lib/run.sh guest_epoch).
+# Builtins only: no fork between the read and the write.
 link_watch() {
 	local q=/sys/class/net/eth0/queues/tx-0/byte_queue_limits/inflight inflight udp qd
 	local tick=/run/nfsrdma/link-tick tx last='' moved='?' n=0 fd up
@@ -362,7 +364,7 @@ link_watch() {
 			read -r tx 2>/dev/null </sys/class/net/eth0/statistics/tx_packets || tx='?'
 			[ "$tx" = "$last" ] || { last=$tx; read -r moved _ </proc/uptime; }
 			(((n += 1) % 10)) && continue
-			read -r up _ </proc/uptime && echo "$up" >"/results/$role-clock.txt"
+			read -r up _ </proc/uptime && echo "$up" >"/results/$role-clock.$((n / 10 % 6))"
 			read -r inflight 2>/dev/null <"$q" || inflight='?'
 			udp=$(awk '$1 == "Udp:" && $2 ~ /^[0-9]/ { print "udp_in " $2 " udp_in_errors " $4 " udp_rcvbuf_errors " $6 }' /proc/net/snmp)
 			qd=$(qdisc_drops eth0)

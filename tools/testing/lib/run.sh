@@ -114,14 +114,26 @@ LINK_TRANSPORT_OK='xprtrdma: connected to|svcrdma: .* removed, closing|rdma_rxe:
 LINK_PEER_INPUT='(xprtrdma|svcrdma): (malformed (reply|message|backchannel reply) |[0-9]+-byte message from .* dropped|backchannel call from .* dropped|backward call from .* dropped|reply from .* (a call not sent on this connection, dropped|does not match its call)|[^ ]+ invalidated rkey .* which did not offer it|[^ ]+ could not use the chunks of XID|[^ ]+ speaks RPC-over-RDMA versions|backchannel reply from .* dropped|bad transport header from |reply to .* does not fit its chunks|[0-9]+ connection requests already wait on|RDMA Read from .* failed: remote access error|[^ ]+ sent RDMA_ERROR as a call, dropped|[^ ]+ sent a [0-9]+-byte message, closing)'
 
 # guest_epoch RUNDIR ROLE: the host time (seconds since 1970) at which
-# ROLE's uptime was zero, from ROLE-clock.txt (guest/lib.sh link_watch
-# writes its uptime there every ten seconds; the 9p server stamps the
-# file's mtime with the host's clock).  Nothing if the guest wrote none.
+# ROLE's uptime was zero, from ROLE-clock.0 to .5 (guest/lib.sh link_watch
+# writes its uptime to one of them every ten seconds; the 9p server stamps
+# the file's mtime with the host's clock as the write arrives).  A write
+# can only arrive late, so the earliest of the files' estimates is taken.
+# Nothing if the guest wrote none, or if the estimates spread over more
+# than a second (a guest clock that drifts from the host's), or if every
+# mtime is a whole second (a host filesystem that keeps no finer ones).
 guest_epoch() {
-	local f=$1/$2-clock.txt up mtime
-	[ -s "$f" ] && read -r up <"$f" && mtime=$(stat -c %.3Y "$f" 2>/dev/null) || return 0
-	awk -v m="$mtime" -v u="$up" 'BEGIN {
-		if (u ~ /^[0-9]+(\.[0-9]+)?$/ && m ~ /^[0-9]+(\.[0-9]+)?$/) printf "%.3f\n", m - u }'
+	local f up mtime
+	for f in "$1/$2"-clock.[0-5]; do
+		[ -s "$f" ] && read -r up <"$f" && mtime=$(LC_ALL=C stat -c %.3Y "$f" 2>/dev/null) &&
+			echo "$mtime $up"
+	done | awk '
+		$1 ~ /^[0-9]+(\.[0-9]+)?$/ && $2 ~ /^[0-9]+(\.[0-9]+)?$/ {
+			e = $1 - $2
+			if (n++ == 0 || e < lo) lo = e
+			if (n == 1 || e > hi) hi = e
+			if ($1 !~ /\.000$/) fine = 1
+		}
+		END { if (n && fine && hi - lo <= 1) printf "%.3f\n", lo }'
 }
 
 # link_stall_start_of RUNDIR: "TIME ROLE": the guest uptime (seconds) at
@@ -154,7 +166,7 @@ link_stall_start_of() {
 		{ t[NR] = $1; r[NR] = $2; e[NR] = $3; if ($3 == "") known = 0 }
 		END {
 			for (i = 1; i <= NR; i++) {
-				k = known ? t[i] + e[i] : t[i]
+				k = known ? t[i] + e[i] : t[i] + 0
 				if (best == "" || k < best) { best = k; at = i }
 			}
 			if (at) print t[at], r[at]
