@@ -301,6 +301,14 @@ clock_case "a span that ended before the stall on its clock" emulator client cli
 	"[  372.000000] $RETRY" "$SERVER_EPOCH" "$CLIENT_EPOCH" '370.00 380.50 dropin-drc/drc-mkdir'
 clock_case "the same span without clocks" transport client client \
 	"[  372.000000] $RETRY" "" "" '370.00 380.50 dropin-drc/drc-mkdir'
+# rxe's QP cleanup warning is the stall's consequence only after it: the
+# server's at 380.5 s is 378.5 s on the client's clock, before the
+# client's stall at 379.0 s, so it is a finding; compared as uptimes, it
+# came after.
+clock_case "rxe QP cleanup warning before the stall on its clock" transport client server \
+	"[  380.500000] $RXE_CLEANUP" "$SERVER_EPOCH" "$CLIENT_EPOCH"
+clock_case "the same warning without clocks" emulator client server \
+	"[  380.500000] $RXE_CLEANUP"
 # Both guests' queues timed out: the client's at 377.9 s of its uptime is
 # 379.9 s on the server's clock, after the server's at 379.0 s.
 d=$tmp/clock-both

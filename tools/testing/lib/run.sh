@@ -173,11 +173,6 @@ link_stall_start_of() {
 		}'
 }
 
-# link_stall_start RUNDIR: link_stall_start_of's TIME alone.
-link_stall_start() {
-	link_stall_start_of "$1" | cut -d' ' -f1
-}
-
 # link_tx_frozen_at LINKFILE: the time of the first row from which
 # tx_packets never changed again, if a later row confirms it and the
 # guest's rx_packets rose after it; else nothing.  A guest that receives
@@ -296,32 +291,45 @@ link_error_before_stall() {
 	done | head -n 1 | grep .
 }
 
-# splat_besides_watchdog START LOG...: print the first kernel report in the
-# given guest logs that is not the transmit watchdog's own WARNING and
-# trace, START being when the link stalled (link_stall_start; empty if it
-# did not).  A checker's report, an oops, a lockup or a hung task is a
-# finding whenever it came, and may itself be what stalled the queue.
+# splat_besides_watchdog STALL LOG...: print the first kernel report in the
+# given guest logs (RUNDIR/ROLE.log) that is not the transmit watchdog's
+# own WARNING and trace, STALL being when the link stalled and on whose
+# clock (link_stall_start_of's "TIME ROLE"; empty if it did not).  A
+# checker's report, an oops, a lockup or a hung task is a finding
+# whenever it came, and may itself be what stalled the queue.
 # One exception: rxe's WARNING that a QP's cleanup timed out waiting for
 # its references (__rxe_cleanup, under a QP destroy), when it came after
 # the link stalled: the frames stuck in the dead NIC's transmit queue hold
 # those references, so any QP destroyed then warns, ours or the in-tree's.
-# The same WARNING before the stall is a finding.
+# The same WARNING before the stall is a finding.  A log's times are
+# moved onto the stalled guest's clock where both epochs are known
+# (guest_epoch), as link_error_before_stall does.
 splat_besides_watchdog() {
-	local start=$1
+	local start='' stalled='' f role se ge off
+	[ -z "$1" ] || { start=${1% *}; stalled=${1#* }; }
 	shift
-	cat "$@" 2>/dev/null | tr -d '\r' | grep -E "$VM_SPLAT" |
-		grep -Ev 'Call Trace:|WARNING: .* (dev_watchdog|net/sched/sch_generic\.c)' |
-		awk -v s="$start" '
-			/WARNING: .* at drivers\/infiniband\/sw\/rxe\/rxe_pool\.c:[0-9]+ __rxe_cleanup/ &&
-			s != "" && substr($0, 2) + 0 > s { next }
-			{ print }' |
-		head -n 1 | grep .
+	for f in "$@"; do
+		role=${f##*/}
+		role=${role%.log}
+		off=0
+		if [ -n "$stalled" ]; then
+			se=$(guest_epoch "${f%/*}" "$stalled")
+			ge=$(guest_epoch "${f%/*}" "$role")
+			[ -z "$se" ] || [ -z "$ge" ] || off=$(awk -v g="$ge" -v s="$se" 'BEGIN { printf "%.3f", g - s }')
+		fi
+		tr -d '\r' <"$f" 2>/dev/null | grep -E "$VM_SPLAT" |
+			grep -Ev 'Call Trace:|WARNING: .* (dev_watchdog|net/sched/sch_generic\.c)' |
+			awk -v s="$start" -v sh="$off" '
+				/WARNING: .* at drivers\/infiniband\/sw\/rxe\/rxe_pool\.c:[0-9]+ __rxe_cleanup/ &&
+				s != "" && substr($0, 2) + sh > s { next }
+				{ print }'
+	done | head -n 1 | grep .
 }
 
 # link_splat_besides_watchdog RUNDIR: splat_besides_watchdog over both
 # guests' logs.
 link_splat_besides_watchdog() {
-	splat_besides_watchdog "$(link_stall_start "$1")" "$1"/*.log
+	splat_besides_watchdog "$(link_stall_start_of "$1")" "$1"/*.log
 }
 
 # link_stalled RUNDIR TOPOLOGY EXPECT WHY: a two-VM run failed and a guest's
@@ -375,7 +383,7 @@ incumbent_failed() {
 		echo "the in-tree transport failed at both ends, with nothing of ours loaded"
 		return 0
 	fi
-	start=$(link_stall_start "$rundir")
+	start=$(link_stall_start_of "$rundir")
 	for f in "$rundir"/*.log; do
 		role=${f##*/}
 		role=${role%.log}
