@@ -63,7 +63,8 @@ PERFTESTS = [
 # Known columns first, in this order; any other column a future make-bench.sh
 # adds is reported after them without a change here.
 COLUMN_ORDER = ["rdma-intree", "rdma-ours-client", "rdma-ours-client-staged",
-                "rdma-ours-server", "rdma-ours", "rdma-ours-ack0",
+                "rdma-ours-server", "rdma-ours", "rdma-ours-staged",
+                "rdma-ours-ack0",
                 "rdma-ours-inline4k",
                 "rdma-intree-jumbo",
                 "rdma-ours-jumbo", "tcp", "rxe"]
@@ -74,6 +75,8 @@ RATIOS = [("client ours/intree", "rdma-ours-client", "rdma-intree"),
            "rdma-ours-client"),
           ("server ours/intree", "rdma-ours-server", "rdma-intree"),
           ("both ours/intree", "rdma-ours", "rdma-intree"),
+          ("both ours staged/intree", "rdma-ours-staged", "rdma-intree"),
+          ("both ours staged/unstaged", "rdma-ours-staged", "rdma-ours"),
           ("both ours, rdma_cm ACK timeout/intree", "rdma-ours-ack0",
            "rdma-intree"),
           ("ACK timeout 268 ms/rdma_cm's, ours both", "rdma-ours",

@@ -68,6 +68,12 @@ columns() {
 	case " ${BENCH_COLUMNS:-} " in
 	*" rdma-ours-client-staged "*) echo "rdma-ours-client-staged  nfs-staged  rdma  ours  intree" ;;
 	esac
+	# On request only: ours at both ends with staging on, beside rdma-ours:
+	# what staging (and offering no remote invalidation) costs where our
+	# 8 KiB inline leaves it nothing to stage, before it may be a default.
+	case " ${BENCH_COLUMNS:-} " in
+	*" rdma-ours-staged "*) echo "rdma-ours-staged  nfs-staged  rdma  ours  ours" ;;
+	esac
 	# On request only: ours at both ends with rdma_cm's own RC ACK
 	# timeout (ack_timeout=0 on both), beside rdma-ours and its 268 ms.
 	case " ${BENCH_COLUMNS:-} " in
