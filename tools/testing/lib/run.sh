@@ -136,6 +136,17 @@ guest_epoch() {
 		END { if (n && fine && hi - lo <= 1) printf "%.3f\n", lo }'
 }
 
+# clock_offset RUNDIR ROLE ON: what to add to ROLE's uptimes to put them
+# on ON's clock (guest_epoch of each; 0 for the same guest).  Nothing if
+# either epoch is unknown.
+clock_offset() {
+	local from to
+	from=$(guest_epoch "$1" "$2")
+	to=$(guest_epoch "$1" "$3")
+	[ -n "$from" ] && [ -n "$to" ] || return 0
+	awk -v f="$from" -v t="$to" 'BEGIN { printf "%.3f\n", f - t }'
+}
+
 # link_stall_start_of RUNDIR: "TIME ROLE": the guest uptime (seconds) at
 # which the first transmit queue to be reported stalled stopped moving,
 # and the guest whose clock TIME is on.  Empty if no queue stalled.  The
@@ -150,17 +161,18 @@ guest_epoch() {
 # When both guests stalled, the earlier is taken on the host's clock if
 # both guests' epochs are known (guest_epoch), else on their uptimes.
 link_stall_start_of() {
-	local rundir=$1 f role
+	local rundir=$1 f role epoch
 	for f in "$rundir"/*.log; do
 		grep -q 'NETDEV WATCHDOG: .*transmit queue .* timed out' "$f" 2>/dev/null || continue
 		role=${f##*/}
 		role=${role%.log}
+		epoch=$(guest_epoch "$rundir" "$role")
 		tr -d '\r' <"$f" |
 			sed -n 's/^\[ *\([0-9.]*\)\] .*NETDEV WATCHDOG: .*transmit queue [0-9]* timed out \([0-9]*\) ms.*/\1 \2/p' |
-			awk -v r="$role" -v e="$(guest_epoch "$rundir" "$role")" '{ print $1 - $2 / 1000, r, e }'
+			awk -v r="$role" -v e="$epoch" '{ print $1 - $2 / 1000, r, e }'
 		[ -e "$rundir/$role-link.txt" ] || continue
 		link_tx_frozen_at "$rundir/$role-link.txt" |
-			awk -v r="$role" -v e="$(guest_epoch "$rundir" "$role")" '{ print $1, r, e }'
+			awk -v r="$role" -v e="$epoch" '{ print $1, r, e }'
 	done | awk '
 		BEGIN { known = 1 }
 		{ t[NR] = $1; r[NR] = $2; e[NR] = $3; if ($3 == "") known = 0 }
@@ -230,12 +242,11 @@ link_tx_frozen_at() {
 # epochs, a server error up to a second plus the boots' offset before the
 # client's stall was given to it too.)
 link_error_before_stall() {
-	local at start stalled se f role peer ge pe
+	local at start stalled f role peer gs ps
 	at=$(link_stall_start_of "$1")
 	[ -n "$at" ] || return 1
 	start=${at% *}
 	stalled=${at#* }
-	se=$(guest_epoch "$1" "$stalled")
 	for f in "$1"/*.log; do
 		[ -e "$f" ] || continue
 		role=${f##*/}
@@ -245,17 +256,17 @@ link_error_before_stall() {
 		client) peer=server ;;
 		*) peer= ;;
 		esac
-		ge=$(guest_epoch "$1" "$role")
-		pe=
-		[ -z "$peer" ] || pe=$(guest_epoch "$1" "$peer")
+		gs=$(clock_offset "$1" "$role" "$stalled")
+		ps=
+		[ -z "$peer" ] || ps=$(clock_offset "$1" "$peer" "$stalled")
 		tr -d '\r' <"$f" | grep -E "^\[ *[0-9.]+\] .*($LINK_TRANSPORT_ERR)" |
 			grep -Ev "$LINK_TRANSPORT_OK|$LINK_PEER_INPUT" |
-			awk -v s="$start" -v src="${f##*/}" -v se="$se" -v ge="$ge" -v pe="$pe" \
+			awk -v s="$start" -v src="${f##*/}" -v gs="$gs" -v ps="$ps" \
 				-v own="$(cat "$1/$role-passed.txt" 2>/dev/null)" \
 				-v other="$([ -z "$peer" ] || cat "$1/$peer-passed.txt" 2>/dev/null)" \
 				-v failed="$(cat "$1/$role-failed.txt" 2>/dev/null)" '
 			# Times of this guest (shift gs) and of its peer (ps) on the
-			# stalled guest'"'"'s clock.
+			# stalled guest'"'"'s clock, as far as clock_offset knows them.
 			function spans(text, shift, widen, ended, b, e,   n, i, row, f, k) {
 				n = split(text, row, "\n")
 				for (i = 1; i <= n; i++) {
@@ -271,11 +282,8 @@ link_error_before_stall() {
 				return 0
 			}
 			BEGIN {
-				gs = 0; ps = 0; widen = 2
-				if (se != "" && ge != "") {
-					gs = ge - se
-					if (pe != "") { ps = pe - se; widen = 0.5 }
-				}
+				widen = gs != "" && ps != "" ? 0.5 : 2
+				gs += 0; ps += 0
 				nf = spans(failed, gs, 0, 0, fb, fe)
 				np = spans(own, gs, 0, 1, pb, pz)
 				no = spans(other, ps, widen, 1, ob, oe)
@@ -305,21 +313,17 @@ link_error_before_stall() {
 # moved onto the stalled guest's clock where both epochs are known
 # (guest_epoch), as link_error_before_stall does.
 splat_besides_watchdog() {
-	local start='' stalled='' f role se ge off
+	local start='' stalled='' f role off
 	[ -z "$1" ] || { start=${1% *}; stalled=${1#* }; }
 	shift
 	for f in "$@"; do
 		role=${f##*/}
 		role=${role%.log}
-		off=0
-		if [ -n "$stalled" ]; then
-			se=$(guest_epoch "${f%/*}" "$stalled")
-			ge=$(guest_epoch "${f%/*}" "$role")
-			[ -z "$se" ] || [ -z "$ge" ] || off=$(awk -v g="$ge" -v s="$se" 'BEGIN { printf "%.3f", g - s }')
-		fi
+		off=
+		[ -z "$stalled" ] || off=$(clock_offset "${f%/*}" "$role" "$stalled")
 		tr -d '\r' <"$f" 2>/dev/null | grep -E "$VM_SPLAT" |
 			grep -Ev 'Call Trace:|WARNING: .* (dev_watchdog|net/sched/sch_generic\.c)' |
-			awk -v s="$start" -v sh="$off" '
+			awk -v s="$start" -v sh="${off:-0}" '
 				/WARNING: .* at drivers\/infiniband\/sw\/rxe\/rxe_pool\.c:[0-9]+ __rxe_cleanup/ &&
 				s != "" && substr($0, 2) + sh > s { next }
 				{ print }'
