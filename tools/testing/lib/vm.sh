@@ -453,7 +453,7 @@ vm_splats() {
 # vm_verdict RUNDIR NAME ROLE: print why the guest failed, if it did.
 # Fails closed: no exit status from the guest is a failure.
 vm_verdict() {
-	local rundir=$1 name=$2 role=$3 bad=0 rc splats
+	local rundir=$1 name=$2 role=$3 bad=0 rc splats fails
 	if [ -e "$rundir/$name.timeout" ]; then
 		echo "$name: timed out and was killed: $(cat "$rundir/$name.timeout")"
 		bad=1
@@ -473,6 +473,15 @@ vm_verdict() {
 		bad=1
 	fi
 	if [ "$bad" != 0 ] && [ -e "$rundir/$role.out" ]; then
+		# A failure logged long before the end would otherwise be
+		# out of sight behind the tail, and CI keeps only this.
+		fails=$(tr -d '\r' <"$rundir/$role.out" |
+			grep -E '\] (FAIL: |test [^ ]+ failed|test body failed|a guest aborted)' |
+			head -n 12)
+		if [ -n "$fails" ]; then
+			echo "$name: what the guest reported failing:"
+			printf '%s\n' "$fails"
+		fi
 		echo "$name: last lines of the test output:"
 		tail -n 15 "$rundir/$role.out"
 	fi

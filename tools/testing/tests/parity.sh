@@ -35,14 +35,16 @@ parity_run() {
 		fail "mount vers=$v over TCP failed" || return 1
 	mkdir -p "$TCP_MNT/tcp"
 	# shellcheck disable=SC2086
-	python3 "$OPS" $mode "$TCP_MNT/tcp" >/tmp/parity.tcp 2>&1 || rc=1
+	python3 "$OPS" $mode "$TCP_MNT/tcp" >/tmp/parity.tcp 2>&1 ||
+		{ fail "parity-ops.py over TCP exited with $?"; rc=1; }
 	[ "$v" = 3 ] || deleg_case "$TCP_MNT" tcp >>/tmp/parity.tcp
 	rmdir "$TCP_MNT/tcp"
 	umount "$TCP_MNT" || { fail "umount of the TCP mount failed"; return 1; }
 	nfs_mount "$v" || return 1
 	mkdir -p "$MNT/rdma"
 	# shellcheck disable=SC2086
-	python3 "$OPS" $mode "$MNT/rdma" >/tmp/parity.rdma 2>&1 || rc=1
+	python3 "$OPS" $mode "$MNT/rdma" >/tmp/parity.rdma 2>&1 ||
+		{ fail "parity-ops.py over RDMA exited with $?"; rc=1; }
 	[ "$v" = 3 ] || deleg_case "$MNT" rdma >>/tmp/parity.rdma
 	rmdir "$MNT/rdma"
 	nfs_umount || rc=1
