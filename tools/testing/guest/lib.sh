@@ -364,11 +364,17 @@ link_watch() {
 			read -r tx 2>/dev/null </sys/class/net/eth0/statistics/tx_packets || tx='?'
 			[ "$tx" = "$last" ] || { last=$tx; read -r moved _ </proc/uptime; }
 			(((n += 1) % 10)) && continue
-			read -r up _ </proc/uptime && echo "$up" >"/results/$role-clock.$((n / 10 % 6))"
+			# One read of the clock for the clock file and the row,
+			# so the row's time is the one the host's epoch rests on.
+			if read -r up _ </proc/uptime; then
+				echo "$up" >"/results/$role-clock.$((n / 10 % 6))"
+			else
+				up='?'
+			fi
 			read -r inflight 2>/dev/null <"$q" || inflight='?'
 			udp=$(awk '$1 == "Udp:" && $2 ~ /^[0-9]/ { print "udp_in " $2 " udp_in_errors " $4 " udp_rcvbuf_errors " $6 }' /proc/net/snmp)
 			qd=$(qdisc_drops eth0)
-			echo "$(cut -d' ' -f1 /proc/uptime) $(link_counts eth0) tx_inflight $inflight qdisc_drops ${qd:-?} $udp tx_seen $last tx_moved_at $moved"
+			echo "$up $(link_counts eth0) tx_inflight $inflight qdisc_drops ${qd:-?} $udp tx_seen $last tx_moved_at $moved"
 		done >>"/results/$role-link.txt" 2>/dev/null
 	) &
 }
