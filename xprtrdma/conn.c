@@ -419,6 +419,8 @@ static void xprtrdma_ep_free(struct xprtrdma_ep *ep)
 		set_bit(XPRTRDMA_EP_SQ_DRAINED, &ep->flags);
 		ib_drain_rq(ep->cm_id->qp);
 	}
+	/* Nor on the registration QP, before the MRs are taken back. */
+	xprtrdma_regq_destroy(ep);
 
 	/* No WR is left that could use an MR; take them back from requests. */
 	for (i = 0; i < xp->nr_reqs; i++) {
@@ -666,6 +668,8 @@ static int xprtrdma_ep_create(struct xprtrdma_xprt *xp)
 	ret = xprtrdma_ep_connect(ep);
 	if (ret)
 		goto out_free;
+	/* Needs the connection's attributes, and must precede any call. */
+	xprtrdma_regq_create(ep);
 
 	ep->max_send = min_t(u32, xp->inline_send, ep->peer.recv_size);
 	ep->max_recv = min_t(u32, xp->inline_recv, ep->peer.send_size);

@@ -611,8 +611,26 @@ again:
 	}
 
 	regs = first;
-	if (regs)
+	if (regs && ep->regq) {
+		ret = xprtrdma_regq_post(ep, regs, last, &bad);
+		if (ret) {
+			/* Keys that may be valid stay on @req for teardown. */
+			if (bad == regs)
+				xprtrdma_mrs_drop(req);
+			else
+				xprtrdma_stage_post_failed(req, regs, bad);
+			pr_warn_ratelimited("xprtrdma: registration for %s failed: %d\n",
+					    xprt->address_strings[RPC_DISPLAY_ADDR],
+					    ret);
+			xprt_force_disconnect(xprt);
+			return -ENOTCONN;
+		}
+		/* Registered: the Send goes alone. */
+		first = NULL;
+		last = NULL;
+	} else if (regs) {
 		first = xprtrdma_reg_fence(ep, regs);
+	}
 	/*
 	 * Set before the post: the reply can complete before
 	 * xprtrdma_sendctx_post() returns, and its handler waits for
@@ -629,7 +647,10 @@ again:
 		 */
 		pr_warn_ratelimited("xprtrdma: post to %s failed: %d\n",
 				    xprt->address_strings[RPC_DISPLAY_ADDR], ret);
-		if (!bad || bad == first || bad == regs)
+		if (regs && ep->regq)
+			/* Registered already: the keys are valid. */
+			xprtrdma_stage_post_failed(req, regs, NULL);
+		else if (!bad || bad == first || bad == regs)
 			xprtrdma_mrs_drop(req);
 		else
 			xprtrdma_stage_post_failed(req, first, bad);

@@ -83,6 +83,8 @@
  * but moving queue (soft-iWARP under TCG).
  */
 #define XPRTRDMA_INV_MAX_WAIT		(300 * HZ)
+/* A registration QP's chain is local work: far less than a round trip. */
+#define XPRTRDMA_REGQ_WAIT		(30 * HZ)
 #define XPRTRDMA_WRS_PER_REQ		(2 * XPRTRDMA_MAX_MRS_PER_REQ + 2)
 
 /*
@@ -304,9 +306,17 @@ struct xprtrdma_rep {
  * @mr_cap: most MRs the pool may hold; lowered to @nr_mrs when the
  *	device refuses another
  * @fence_mr: never registered; its LOCAL_INV heads every REG_MR chain
- *	(see frwr.c)
+ *	posted on the connection's QP (see frwr.c)
  * @fence_wr: that LOCAL_INV
  * @fence_cqe: its completion (only errors are reported)
+ * @regq: registration QP (rxe only, see frwr.c), or NULL: REG_MR chains
+ *	are then posted behind the fence on the connection's QP
+ * @regq_cq: @regq's completion queue
+ * @regq_wr: the signaled no-op that ends each chain on @regq
+ * @regq_cqe: its completion
+ * @regq_done: completed by @regq_cqe; one chain at a time (XPRT_LOCKED)
+ * @regq_status: the status @regq_wr completed with
+ * @regq_dead: a chain failed or timed out: post nothing more on @regq
  * @stages: one staging buffer per slot, indexed like &xprtrdma_xprt.reqs,
  *	or NULL when staging is off or could not be set up
  * @reps: receive objects
@@ -349,6 +359,13 @@ struct xprtrdma_ep {
 	struct ib_mr *fence_mr;
 	struct ib_send_wr fence_wr;
 	struct ib_cqe fence_cqe;
+	struct ib_qp *regq;
+	struct ib_cq *regq_cq;
+	struct ib_send_wr regq_wr;
+	struct ib_cqe regq_cqe;
+	struct completion regq_done;
+	int regq_status;
+	bool regq_dead;
 	struct xprtrdma_stage *stages;
 	struct xprtrdma_rep *reps;
 	unsigned int nr_reps;
@@ -631,6 +648,10 @@ bool xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey,
 			 bool keep_stage);
 void xprtrdma_mrs_drop(struct xprtrdma_req *req);
 void xprtrdma_qp_fence(struct xprtrdma_ep *ep);
+void xprtrdma_regq_create(struct xprtrdma_ep *ep);
+void xprtrdma_regq_destroy(struct xprtrdma_ep *ep);
+int xprtrdma_regq_post(struct xprtrdma_ep *ep, struct ib_send_wr *regs,
+		       struct ib_send_wr *last, const struct ib_send_wr **bad);
 struct ib_send_wr *xprtrdma_reg_fence(struct xprtrdma_ep *ep,
 				      struct ib_send_wr *regs);
 bool xprtrdma_xdr_piece(const struct xdr_buf *xdr, u32 pos, u32 left,
