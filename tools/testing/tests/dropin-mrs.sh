@@ -22,6 +22,13 @@
 # writes no pad, the bytes must come back right and the user memory
 # around the buffer must be untouched.  tools/testing/tests/xprt-hostile.sh
 # has the server that does write it (dropin-write-pad).
+#
+# mrs-registration-qp: our client on rxe registers chunks on a second RC
+# QP of the connection's PD that only ever carries local work
+# (xprtrdma/frwr.c).  With a mount up and a 64 KiB O_DIRECT read through
+# a Write chunk checked, rdma(8)'s QP list must show, besides the
+# connection's QP, one of ours in RTS pointed at itself (rqpn = lqpn);
+# on any other fabric none (registrations stay behind the fence there).
 
 TIMEOUT=900
 MR_SLOTS=4
@@ -135,11 +142,42 @@ mrs_odd_direct() {
 	return $rc
 }
 
+# mr_regq_count: how many of xprtrdma's RC QPs in RTS point at themselves.
+mr_regq_count() {
+	rdma -j resource show qp 2>/dev/null | python3 -c '
+import json, sys
+try:
+    qps = json.load(sys.stdin)
+except ValueError:
+    sys.exit(1)
+print(sum(1 for q in qps if "xprtrdma" in str(q.get("comm", "")) and
+          q.get("type") == "RC" and q.get("state") == "RTS" and
+          q.get("lqpn") is not None and q.get("lqpn") == q.get("rqpn")))
+'
+}
+
+mrs_registration_qp() {
+	local n want=0 rc=0
+	[ "$FABRIC" = rxe ] && want=1
+	nfs_mount 4.2 || return 1
+	cp "$MNT/mrs/data" /tmp/mrs.data || { fail "cannot read the data file"; nfs_umount; return 1; }
+	dd if="$MNT/mrs/data" of=/tmp/mrs.direct bs=65536 count=1 iflag=direct 2>/dev/null &&
+		cmp -s /tmp/mrs.data /tmp/mrs.direct ||
+		{ fail "a 64 KiB O_DIRECT read came back wrong"; rc=1; }
+	n=$(mr_regq_count) || { fail "rdma resource show qp gave nothing to read"; n=-1; }
+	rdma resource show qp | sed 's/^/  rdma: /'
+	log "fabric $FABRIC: $n registration QP(s), $want expected"
+	[ "$n" = "$want" ] || { fail "$n registration QPs on $FABRIC, not $want"; rc=1; }
+	nfs_umount || rc=1
+	return $rc
+}
+
 mrs_cases() {
 	local rc=0
 	nfs_client_prepare || return 1
 	if [ "$CLIENT_TRANSPORT" = ours ]; then
 		subtest mrs-pool-grows mrs_pool_grows || rc=1
+		subtest mrs-registration-qp mrs_registration_qp || rc=1
 	fi
 	subtest mrs-odd-direct mrs_odd_direct || rc=1
 	return $rc
