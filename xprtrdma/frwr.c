@@ -385,11 +385,11 @@ int xprtrdma_regq_post(struct xprtrdma_ep *ep, struct ib_send_wr *regs,
 	reinit_completion(&ep->regq_done);
 	ret = ib_post_send(ep->regq, regs, bad);
 	if (ret) {
-		/* Only a refused end leaves the REG_MRs all executed. */
-		if (*bad == wr) {
+		/* Whatever went in has no signaled end to wait for. */
+		WRITE_ONCE(ep->regq_dead, true);
+		/* A refused end leaves every REG_MR executed. */
+		if (*bad == wr)
 			*bad = NULL;
-			WRITE_ONCE(ep->regq_dead, true);
-		}
 		return ret;
 	}
 	if (!wait_for_completion_timeout(&ep->regq_done, XPRTRDMA_REGQ_WAIT)) {
