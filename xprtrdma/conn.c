@@ -155,6 +155,11 @@ void xprtrdma_wr_failed(struct xprtrdma_ep *ep, const char *what,
 	struct xprtrdma_xprt *xp = ep->xp;
 
 	trace_xprtrdma_wc_error(xp, what, wc);
+	/*
+	 * LOCAL_INVs flushed from here on leave their MRs valid: they must
+	 * not reach the registration QP, where a REG_MR of them would run.
+	 */
+	WRITE_ONCE(ep->regq_dead, true);
 	if (READ_ONCE(ep->draining))
 		return;
 	if (wc->status != IB_WC_WR_FLUSH_ERR)
@@ -419,7 +424,10 @@ static void xprtrdma_ep_free(struct xprtrdma_ep *ep)
 		set_bit(XPRTRDMA_EP_SQ_DRAINED, &ep->flags);
 		ib_drain_rq(ep->cm_id->qp);
 	}
-	/* Nor on the registration QP, before the MRs are taken back. */
+	/*
+	 * The registration QP has nothing posted either once this returns;
+	 * it goes before the MRs are taken back.
+	 */
 	xprtrdma_regq_destroy(ep);
 
 	/* No WR is left that could use an MR; take them back from requests. */

@@ -4,12 +4,14 @@
  *
  * Each connection owns a pool of fast-registration MRs sized from the
  * device's page-list limit.  A chunk is registered by posting REG_MR work
- * requests chained in front of the Send that carries the call, and is
- * fenced again with LOCAL_INV (or by the server's Send With Invalidate)
- * before the RPC completes, so the server can no longer reach pages the
- * upper layer is about to reuse.
+ * requests ahead of the Send that carries the call (chained in front of it,
+ * or on rxe completed on a registration QP first, below), and is fenced
+ * again with LOCAL_INV (or by the server's Send With Invalidate) before
+ * the RPC completes, so the server can no longer reach pages the upper
+ * layer is about to reuse.
  *
- * Every REG_MR chain starts with a LOCAL_INV of a fence MR that is never
+ * A REG_MR chain on the connection's QP starts with a LOCAL_INV of a fence
+ * MR that is never
  * registered.  Soft-RoCE (rxe, at least through 6.1.192) executes local
  * work requests as soon as its requester reaches them, but retires them
  * only in order; when a transport retry then rewinds the send queue to an
@@ -29,11 +31,14 @@
  * reads from a server with 4 KiB inline ran at 0.56 of the same calls
  * unfenced).  So on rxe the registrations go instead to a registration QP
  * of the connection's PD: an RC QP moved to RTS with the connection's own
- * attributes but given only local work requests, so it never sends a
- * packet and never retries, and nothing behind a registration can be
- * rewound over it.  A key from it is valid on the connection's QP (keys
- * belong to the PD); the call's Send is posted once the chain has
- * completed there, which takes a completion, not a round trip.
+ * path but no remote access at all, given only local work requests, so it
+ * never sends a packet and never retries, and nothing behind a
+ * registration can be rewound over it.  A key from it is valid on the
+ * connection's QP (keys belong to the PD); the call's Send is posted once
+ * the chain has completed there, which takes a completion, not a round
+ * trip.  When the connection fails or is fenced, the registration QP is
+ * retired with it: an MR whose LOCAL_INV was flushed may go back to the
+ * pool still valid, and a REG_MR of it must flush, not fail.
  */
 
 #include <linux/highmem.h>
@@ -259,7 +264,15 @@ static int xprtrdma_regq_ready(struct xprtrdma_ep *ep)
 		ret = rdma_init_qp_attr(ep->cm_id, &attr, &mask);
 		if (ret)
 			return ret;
-		/* Never used: it sends nothing.  Point it at itself anyway. */
+		/*
+		 * The connection's path and PSNs, but nothing the server
+		 * could reach through this QP: no remote access, no RDMA
+		 * Read or atomic resources.  It sends nothing; its peer is
+		 * itself.
+		 */
+		attr.qp_access_flags = 0;
+		attr.max_dest_rd_atomic = 0;
+		attr.max_rd_atomic = 0;
 		if (steps[i] == IB_QPS_RTR)
 			attr.dest_qp_num = ep->regq->qp_num;
 		ret = ib_modify_qp(ep->regq, &attr, mask);
@@ -282,7 +295,7 @@ static int xprtrdma_regq_ready(struct xprtrdma_ep *ep)
 void xprtrdma_regq_create(struct xprtrdma_ep *ep)
 {
 	struct ib_qp_init_attr init = {};
-	/* A call's REG_MRs, its stage's, the signaled end, and a drain. */
+	/* A call's REG_MRs (its stage's among them), the end, a drain. */
 	unsigned int depth = XPRTRDMA_MAX_MRS_PER_REQ + 3;
 	struct ib_cq *cq;
 	struct ib_qp *qp;
@@ -328,6 +341,24 @@ out_warn:
 }
 
 /**
+ * xprtrdma_regq_retire - post nothing more on the registration QP
+ * @ep: connection that failed, is fenced, or whose chain went wrong
+ *
+ * Moves the QP to Error, so what was posted and has not executed is
+ * flushed rather than run after the caller has moved on.
+ *
+ * Context: process context.
+ */
+void xprtrdma_regq_retire(struct xprtrdma_ep *ep)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	WRITE_ONCE(ep->regq_dead, true);
+	if (ep->regq)
+		ib_modify_qp(ep->regq, &attr, IB_QP_STATE);
+}
+
+/**
  * xprtrdma_regq_destroy - free a connection's registration QP
  * @ep: connection being torn down; nothing more is posted on it
  *
@@ -352,15 +383,17 @@ void xprtrdma_regq_destroy(struct xprtrdma_ep *ep)
  * @ep: connection with a registration QP
  * @regs: first REG_MR of the chain
  * @last: last REG_MR of the chain
- * @bad: on error, the first WR that may not have executed, or NULL when
- *	any of them may have
+ * @bad: on error, the first WR that was not posted (none after it was), or
+ *	NULL when any of them may have executed
  *
  * Posts the chain with a signaled no-op (a LOCAL_INV of the fence MR,
  * never registered) behind it and waits until it has completed, so
- * every key is valid before the call's Send can carry it.
+ * every key is valid before the call's Send can carry it.  On any
+ * failure the registration QP is retired (xprtrdma_regq_retire()).
  *
  * Context: process context, under XPRT_LOCKED (one chain at a time, so
- * one completion per connection is enough).  Sleeps for a completion.
+ * one completion per connection is enough) and the request's mr_mutex.
+ * Sleeps for the completion, at most XPRTRDMA_REGQ_WAIT.
  *
  * Return: 0 when every key is registered; a negative errno otherwise,
  * after which the connection must be closed.
@@ -385,22 +418,22 @@ int xprtrdma_regq_post(struct xprtrdma_ep *ep, struct ib_send_wr *regs,
 	reinit_completion(&ep->regq_done);
 	ret = ib_post_send(ep->regq, regs, bad);
 	if (ret) {
-		/* Whatever went in has no signaled end to wait for. */
-		WRITE_ONCE(ep->regq_dead, true);
-		/* A refused end leaves every REG_MR executed. */
+		/* What went in has no signaled end: flush what has not run. */
+		xprtrdma_regq_retire(ep);
+		/* A refused end leaves every REG_MR posted. */
 		if (*bad == wr)
 			*bad = NULL;
 		return ret;
 	}
 	if (!wait_for_completion_timeout(&ep->regq_done, XPRTRDMA_REGQ_WAIT)) {
 		/* A late completion must not end a later chain's wait. */
-		WRITE_ONCE(ep->regq_dead, true);
+		xprtrdma_regq_retire(ep);
 		pr_warn_ratelimited("xprtrdma: registration for %s did not complete; reconnecting\n",
 				    ep->xp->xprt.address_strings[RPC_DISPLAY_ADDR]);
 		return -ETIMEDOUT;
 	}
 	if (READ_ONCE(ep->regq_status) != IB_WC_SUCCESS) {
-		WRITE_ONCE(ep->regq_dead, true);
+		xprtrdma_regq_retire(ep);
 		return -EIO;
 	}
 	return 0;
@@ -897,6 +930,7 @@ void xprtrdma_qp_fence(struct xprtrdma_ep *ep)
 	 * ours, not news about the peer (see xprtrdma_wr_failed()).
 	 */
 	logged = test_and_set_bit(XPRTRDMA_EP_FLUSHED, &ep->flags);
+	xprtrdma_regq_retire(ep);
 	ret = ib_modify_qp(ep->cm_id->qp, &attr, IB_QP_STATE);
 	if (ret) {
 		if (!logged)

@@ -30,7 +30,9 @@
  * staging buffer when the connection has one (stage.c); one per call.
  *
  * The REG_MR work requests for all chunks are chained in front of the
- * Send, so one ib_post_send() puts the whole call on the wire.
+ * Send, so one ib_post_send() puts the whole call on the wire; on rxe
+ * they run on the connection's registration QP first (frwr.c), and the
+ * Send goes alone.
  */
 
 #include <linux/highmem.h>
@@ -641,9 +643,10 @@ again:
 	if (ret) {
 		WRITE_ONCE(req->sent_gen, 0);
 		/*
-		 * Part of the REG_MR chain may be on the wire; only a
-		 * reconnect reliably retires it, and teardown takes the MRs
-		 * back.  If no REG_MR was posted they can go back now.
+		 * Part of the REG_MR chain may be on the wire, or all of it
+		 * done on the registration QP; only a reconnect reliably
+		 * retires it, and teardown takes the MRs back.  If no
+		 * REG_MR was posted they can go back now.
 		 */
 		pr_warn_ratelimited("xprtrdma: post to %s failed: %d\n",
 				    xprt->address_strings[RPC_DISPLAY_ADDR], ret);

@@ -4,11 +4,10 @@
  *
  * A server whose inline limit is below a 4 KiB READ or WRITE plus its
  * headers (the in-tree's is 4 KiB) makes every such call use a chunk,
- * and an FRWR chunk costs a REG_MR behind the fence (frwr.c) and an
- * invalidation per call; on soft-RoCE the fence waits for every earlier
- * work request to be acknowledged.  With staging on (module parameter
- * "staging"), each request slot gets a buffer of %XPRTRDMA_STAGE_SIZE
- * bytes per connection, DMA mapped once and covered by one MR.  A chunk
+ * and an FRWR chunk costs a REG_MR (frwr.c) and an invalidation per
+ * call.  With staging on (module parameter "staging"), each request slot
+ * gets a buffer of %XPRTRDMA_STAGE_SIZE bytes per connection, DMA mapped
+ * once and covered by one MR.  A chunk
  * that fits is copied through it instead of registered: the call's bytes
  * are copied in for a Read chunk; for a Write or Reply chunk the buffer
  * is zeroed, offered, and copied out into the xdr_buf where registration
@@ -16,8 +15,8 @@
  * checked.  A clean reply leaves the key valid for the slot's next call,
  * so a stream of small calls posts no REG_MR and no LOCAL_INV at all.
  *
- * The key is retired (LOCAL_INV now, a REG_MR under a fresh key behind
- * the fence at the next use) whenever an earlier transmission might still
+ * The key is retired (LOCAL_INV now, a REG_MR under a fresh key at the
+ * next use) whenever an earlier transmission might still
  * reach the buffer: before a retransmission, after a reply to a call sent
  * more than once, after a reply whose header or chunk claims we refuse,
  * and when a task leaves without a reply.  A server that invalidates the key itself
@@ -258,8 +257,8 @@ void xprtrdma_stages_destroy(struct xprtrdma_ep *ep)
  * buffer for a Write or Reply chunk (xprtrdma_stage_unload() copies the
  * reply out).  A call may stage a chunk for the reply and one for the
  * call side by side, as far as the buffer goes.  Chains a REG_MR under a
- * fresh key only if the key is not valid; the caller puts the fence in
- * front of the chain as for any REG_MR.
+ * fresh key only if the key is not valid; the caller posts the chain as
+ * for any REG_MR (frwr.c).
  *
  * Context: process context, under XPRT_LOCKED and @req->mr_mutex.
  *
@@ -366,10 +365,12 @@ void xprtrdma_stage_posted(struct xprtrdma_req *req)
  * xprtrdma_stage_post_failed - a post failed partway through its chain
  * @req: request whose chain was refused at @bad
  * @first: head of the chain
- * @bad: the first work request the provider refused
+ * @bad: the first work request the provider refused, or NULL when every
+ *	one in the chain may have executed
  *
- * The Send ends the chain, so the call never went out; but if the
- * stage's REG_MR was among the work requests posted before @bad, the
+ * The call never went out (its Send ends the chain, or is posted only
+ * after it on the registration QP); but if the stage's REG_MR was among
+ * the work requests posted before @bad, the
  * key may or may not be valid, and the stage is not used again on this
  * connection.  The stage stays on @req, like its MRs, for teardown.
  *

@@ -316,7 +316,8 @@ struct xprtrdma_rep {
  * @regq_cqe: its completion
  * @regq_done: completed by @regq_cqe; one chain at a time (XPRT_LOCKED)
  * @regq_status: the status @regq_wr completed with
- * @regq_dead: a chain failed or timed out: post nothing more on @regq
+ * @regq_dead: the connection failed, or a chain did: post nothing more
+ *	on @regq
  * @stages: one staging buffer per slot, indexed like &xprtrdma_xprt.reqs,
  *	or NULL when staging is off or could not be set up
  * @reps: receive objects
@@ -649,6 +650,7 @@ bool xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey,
 void xprtrdma_mrs_drop(struct xprtrdma_req *req);
 void xprtrdma_qp_fence(struct xprtrdma_ep *ep);
 void xprtrdma_regq_create(struct xprtrdma_ep *ep);
+void xprtrdma_regq_retire(struct xprtrdma_ep *ep);
 void xprtrdma_regq_destroy(struct xprtrdma_ep *ep);
 int xprtrdma_regq_post(struct xprtrdma_ep *ep, struct ib_send_wr *regs,
 		       struct ib_send_wr *last, const struct ib_send_wr **bad);
