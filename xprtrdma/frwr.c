@@ -11,8 +11,7 @@
  * layer is about to reuse.
  *
  * A REG_MR chain on the connection's QP starts with a LOCAL_INV of a fence
- * MR that is never
- * registered.  Soft-RoCE (rxe, at least through 6.1.192) executes local
+ * MR that is never registered.  Soft-RoCE (rxe, at least through 6.1.192) executes local
  * work requests as soon as its requester reaches them, but retires them
  * only in order; when a transport retry then rewinds the send queue to an
  * unacknowledged Send in front of them, it executes them again, and a

@@ -3,28 +3,27 @@
  * xprtrdma: staging buffers, a registration-free path for small chunks.
  *
  * A server whose inline limit is below a 4 KiB READ or WRITE plus its
- * headers (the in-tree's is 4 KiB) makes every such call use a chunk,
- * and an FRWR chunk costs a REG_MR (frwr.c) and an invalidation per
- * call.  With staging on (module parameter "staging"), each request slot
- * gets a buffer of %XPRTRDMA_STAGE_SIZE bytes per connection, DMA mapped
- * once and covered by one MR.  A chunk
- * that fits is copied through it instead of registered: the call's bytes
- * are copied in for a Read chunk; for a Write or Reply chunk the buffer
- * is zeroed, offered, and copied out into the xdr_buf where registration
- * would have let the server write, once the reply's claims have been
- * checked.  A clean reply leaves the key valid for the slot's next call,
- * so a stream of small calls posts no REG_MR and no LOCAL_INV at all.
+ * headers (the in-tree's is 4 KiB) makes every such call use a chunk, and
+ * an FRWR chunk costs a REG_MR (frwr.c) and an invalidation per call.  With
+ * staging on (module parameter "staging"), each request slot gets a buffer
+ * of %XPRTRDMA_STAGE_SIZE bytes per connection, DMA mapped once and covered
+ * by one MR.  A chunk that fits is copied through it instead of registered:
+ * the call's bytes are copied in for a Read chunk; for a Write or Reply
+ * chunk the buffer is zeroed, offered, and copied out into the xdr_buf
+ * where registration would have let the server write, once the reply's
+ * claims have been checked.  A clean reply leaves the key valid for the
+ * slot's next call, so a stream of small calls posts no REG_MR and no
+ * LOCAL_INV at all.
  *
- * The key is retired (LOCAL_INV now, a REG_MR under a fresh key at the
- * next use) whenever an earlier transmission might still
- * reach the buffer: before a retransmission, after a reply to a call sent
- * more than once, after a reply whose header or chunk claims we refuse,
- * and when a task leaves without a reply.  A server that invalidates the key itself
- * leaves it unregistered the same way; we do not offer remote
- * invalidation while staging is on (RFC 8797), since a server that used
- * it would invalidate the staged key with every reply.  A post that
- * failed partway leaves the key's state unknown, so that stage is not
- * used again on its connection.
+ * The key is retired (LOCAL_INV now, a REG_MR under a fresh key at the next
+ * use) whenever an earlier transmission might still reach the buffer:
+ * before a retransmission, after a reply to a call sent more than once,
+ * after a reply whose header or chunk claims we refuse, and when a task
+ * leaves without a reply.  A server that invalidates the key itself leaves
+ * it unregistered the same way; we do not offer remote invalidation while
+ * staging is on (RFC 8797), since a server that used it would invalidate
+ * the staged key with every reply.  A post that failed partway leaves the
+ * key's state unknown, so that stage is not used again on its connection.
  *
  * Exposure: the MR lives in the connection's own PD, so only that
  * server's QP can reach the buffer, which only ever holds bytes exchanged
