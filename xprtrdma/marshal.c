@@ -582,6 +582,12 @@ static int xprtrdma_post_call(struct xprtrdma_req *req, struct xprtrdma_ep *ep)
 		trace_xprtrdma_send_skipped(xp, rqst->rq_xid);
 		return 0;
 	}
+	/*
+	 * The RPC core's per-operation statistics (mountstats, nfsiostat)
+	 * take each call's round trip from here: the transport's work,
+	 * registration included, is part of it, as a socket's send is.
+	 */
+	rqst->rq_xtime = ktime_get();
 
 	/* A retransmission: the earlier chunks must be retired first. */
 	if (xprtrdma_req_has_chunks(req)) {
@@ -662,6 +668,12 @@ again:
 	}
 	xprtrdma_stage_posted(req);
 	xprtrdma_account_call(req, &info);
+	/*
+	 * And the bytes sent: the RPC message, however it was carried.
+	 * The reply handler cannot complete the RPC (and have it counted)
+	 * until we drop @mr_mutex.
+	 */
+	rqst->rq_xmit_bytes_sent += rqst->rq_snd_buf.len;
 	return 0;
 }
 

@@ -10,7 +10,9 @@
 # two transports, both used (one for NFSv4 before Linux 6.9, whose NFS
 # client keeps nconnect to TCP there).  With our client the inline and NOMSG
 # cases are also confirmed call by call from the xprtrdma_marshal
-# tracepoint.
+# tracepoint.  The per-operation lines of mountstats, whose round-trip
+# time and bytes sent the transport stamps, must add up for the direct
+# WRITE and READ.
 #
 # Why not a bigger ACL at the default inline size: the NFSv3 ACL stack
 # itself (client, nfsd or tmpfs, not the transport) refuses a SETACL of
@@ -121,6 +123,37 @@ op_setacl_traced() {
 		{ fail "setacl: no ~3.7 KB RDMA_NOMSG call traced"; return 1; }
 }
 
+# op_stats: the RPC core's per-operation statistics of the mount, after
+# the 1 MiB direct WRITE and READ above.  Part of each comes from the
+# transport (the time the call went out, the bytes it sent), and
+# mountstats and nfsiostat show them to admins: the WRITE's megabyte was
+# counted as sent, and no operation's round trips add up to more than
+# its executions (a transport that never stamps the send time reports
+# the uptime as every RTT).
+op_stats() {
+	local op rc=0
+	local -a f
+	for op in WRITE READ; do
+		read -ra f <<<"$(awk -v m="$MNT" -v op="$op:" '
+			$1 == "device" { cur = ($5 == m) }
+			cur && $1 == op { print; exit }' /proc/self/mountstats)"
+		log "per-op statistics: ${f[*]}"
+		# OP: ops trans timeouts bytes_sent bytes_recv queue rtt execute
+		[ "${f[1]:-0}" -gt 0 ] ||
+			{ fail "$op: no operation counted"; rc=1; continue; }
+		[ "${f[7]}" -le "${f[8]}" ] ||
+			fail "$op: RTT ${f[7]} ms over ${f[1]} calls exceeds their execution, ${f[8]} ms" ||
+			rc=1
+		case $op in
+		WRITE) [ "${f[4]}" -ge 1048576 ] ||
+			fail "WRITE: ${f[4]} bytes sent for a 1 MiB write" || rc=1 ;;
+		READ) [ "${f[5]}" -ge 1048576 ] ||
+			fail "READ: ${f[5]} bytes received for a 1 MiB read" || rc=1 ;;
+		esac
+	done
+	return $rc
+}
+
 # The sysctls the in-tree client has are ours too, and refuse nonsense.
 check_sysctls() {
 	local d=/proc/sys/sunrpc n
@@ -223,6 +256,7 @@ paths_version() {
 	fi
 	subtest "nfs$v-read-chunk" rises $F_READ_CHUNKS "read chunk" op_direct_write || rc=1
 	subtest "nfs$v-write-chunk" rises $F_WRITE_CHUNKS "write chunk" op_direct_read || rc=1
+	subtest "nfs$v-op-stats" op_stats || rc=1
 	subtest "nfs$v-reply-chunk" rises $F_REPLY_CHUNKS "reply chunk" op_readdir || rc=1
 	rm -f "$MNT/paths/big"
 	nfs_umount || rc=1
