@@ -622,11 +622,19 @@ nfs_umount() {
 	umount "$MNT" || fail "umount $MNT failed"
 }
 
+# mount_op_line OP [MNT]: the per-operation line of OP (READ, WRITE,
+# DELEGRETURN, ...) for the mount on MNT ($MNT by default), from the
+# client's mountstats: "OP: ops trans timeouts bytes_sent bytes_recv
+# queue rtt execute ...", or nothing.
+mount_op_line() {
+	awk -v m="${2:-$MNT}" -v op="$1:" '$1 == "device" { cur = ($5 == m) }
+		cur && $1 == op { print; exit }' /proc/self/mountstats
+}
+
 # delegreturns [MNT]: the DELEGRETURN count of the NFSv4 mount on MNT
 # ($MNT by default), from the client's mountstats.
 delegreturns() {
-	awk -v m="${1:-$MNT}" '$1 == "device" { cur = ($5 == m) }
-		cur && $1 == "DELEGRETURN:" { print $2; exit }' /proc/self/mountstats
+	mount_op_line DELEGRETURN "$@" | awk '{ print $2 }'
 }
 
 # nfsd_delegation_held [NAME]: the server's side: knfsd lists each

@@ -134,9 +134,7 @@ op_stats() {
 	local op rc=0
 	local -a f
 	for op in WRITE READ; do
-		read -ra f <<<"$(awk -v m="$MNT" -v op="$op:" '
-			$1 == "device" { cur = ($5 == m) }
-			cur && $1 == op { print; exit }' /proc/self/mountstats)"
+		read -ra f <<<"$(mount_op_line "$op")"
 		log "per-op statistics: ${f[*]}"
 		# OP: ops trans timeouts bytes_sent bytes_recv queue rtt execute
 		[ "${f[1]:-0}" -gt 0 ] ||
