@@ -298,7 +298,7 @@ int xprtrdma_bc_send(struct rpc_rqst *rqst)
 	xprtrdma_copy_xdr(bc->sc.buf + hlen, snd, 0, true);
 
 	ret = xprtrdma_sendctx_post(&bc->sc, ep, hlen + snd->len, NULL, NULL,
-				    &bad);
+				    false, &bad);
 	trace_xprtrdma_cb_reply(xp, rqst->rq_xid, snd->len, ret);
 	if (ret) {
 		xprt_force_disconnect(xprt);

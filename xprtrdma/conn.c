@@ -184,6 +184,7 @@ static void xprtrdma_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct xprtrdma_ep *ep =
 		container_of(wc->wr_cqe, struct xprtrdma_ep, ka_cqe);
 
+	atomic_dec(&ep->sends_out);
 	if (wc->status == IB_WC_SUCCESS || wc->status == IB_WC_WR_FLUSH_ERR ||
 	    READ_ONCE(ep->draining)) {
 		/*
@@ -271,8 +272,13 @@ static void xprtrdma_ka_work(struct work_struct *work)
 	/* One probe at a time: a probe still in flight proves nothing yet. */
 	if (secs && !test_and_set_bit(XPRTRDMA_EP_KA_BUSY, &ep->flags)) {
 		spin_lock_irqsave(&ep->post_lock, flags);
-		ret = ep->draining ? -ESHUTDOWN :
-			ib_post_send(ep->cm_id->qp, &wr.wr, NULL);
+		ret = -ESHUTDOWN;
+		if (!ep->draining) {
+			atomic_inc(&ep->sends_out);
+			ret = ib_post_send(ep->cm_id->qp, &wr.wr, NULL);
+			if (ret)
+				atomic_dec(&ep->sends_out);
+		}
 		spin_unlock_irqrestore(&ep->post_lock, flags);
 		if (ret) {
 			clear_bit(XPRTRDMA_EP_KA_BUSY, &ep->flags);

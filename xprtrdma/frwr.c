@@ -5,13 +5,14 @@
  * Each connection owns a pool of fast-registration MRs sized from the
  * device's page-list limit.  A chunk is registered by posting REG_MR work
  * requests ahead of the Send that carries the call (chained in front of it,
- * or on rxe completed on a registration QP first, below), and is fenced
+ * or on rxe behind outstanding Sends completed on a registration QP first,
+ * below), and is fenced
  * again with LOCAL_INV (or by the server's Send With Invalidate) before
  * the RPC completes, so the server can no longer reach pages the upper
  * layer is about to reuse.
  *
  * A REG_MR chain on the connection's QP starts with a LOCAL_INV of a fence
- * MR that is never registered.  Soft-RoCE (rxe, at least through 6.1.192)
+ * MR that is never registered (on rxe there is no such chain, below).  Soft-RoCE (rxe, at least through 6.1.192)
  * executes local work requests as soon as its requester reaches them, but
  * retires them only in order; when a transport retry then rewinds the send
  * queue to an unacknowledged Send in front of them, it executes them again,
@@ -38,6 +39,18 @@
  * trip.  When the connection fails or is fenced, the registration QP is
  * retired with it: an MR whose LOCAL_INV was flushed may go back to the
  * pool still valid, and a REG_MR of it must flush, not fail.
+ *
+ * Only a Send still outstanding can be rewound to: rxe retires a finished
+ * local work request at the head of the send queue before it considers a
+ * retry, and a LOCAL_INV (the only local work request posted outside the
+ * sender) runs only at the head.  So a call posted while no Send, nor the
+ * keepalive probe, is outstanding on the connection's QP puts its REG_MRs
+ * in front of its Send there, unfenced, as on any other device; only with
+ * Sends outstanding does it pay the registration QP's completion and
+ * wakeup.  ep->sends_out, raised under ep->post_lock by every post that
+ * puts packets on the wire and lowered by their completions, decides it
+ * at the moment of the post (xprtrdma_sendctx_post()); a lone call (QD1
+ * I/O, a stream of metadata operations) never waits for a registration.
  */
 
 #include <linux/highmem.h>

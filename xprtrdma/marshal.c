@@ -30,9 +30,9 @@
  * staging buffer when the connection has one (stage.c); one per call.
  *
  * The REG_MR work requests for all chunks are chained in front of the
- * Send, so one ib_post_send() puts the whole call on the wire; on rxe
- * they run on the connection's registration QP first (frwr.c), and the
- * Send goes alone.
+ * Send, so one ib_post_send() puts the whole call on the wire; on rxe,
+ * when Sends are outstanding, they run on the connection's registration
+ * QP first (frwr.c), and the Send goes alone.
  */
 
 #include <linux/highmem.h>
@@ -388,6 +388,7 @@ static void xprtrdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct xprtrdma_sendctx *sc =
 		container_of(wc->wr_cqe, struct xprtrdma_sendctx, cqe);
 
+	atomic_dec(&sc->ep->sends_out);
 	if (wc->status != IB_WC_SUCCESS)
 		xprtrdma_wr_failed(sc->ep, "Send", wc);
 	else
@@ -479,18 +480,21 @@ int xprtrdma_sendctx_reuse(struct xprtrdma_sendctx *sc, struct rpc_xprt *xprt,
  * @len: bytes of @sc->buf to send
  * @first: head of a REG_MR chain to post in front, or NULL
  * @last: tail of that chain, or NULL
+ * @if_idle: post only if no Send (nor the keepalive probe) is outstanding
+ *	on the QP, so that no transport retry can rewind the send queue over
+ *	the chain, and the registration QP is alive (see frwr.c)
  * @bad: the first WR the provider refused, on error
  *
  * The Send is always signaled: its completion releases the buffer.
  *
  * Context: process context, under XPRT_LOCKED.
  *
- * Return: 0, %-ENOBUFS if the buffer cannot be DMA mapped, or the
+ * Return: 0, %-EBUSY if @if_idle and the QP is not (nothing was posted), %-ENOBUFS if the buffer cannot be DMA mapped, or the
  * provider's error, in which case the Send itself was not posted.
  */
 int xprtrdma_sendctx_post(struct xprtrdma_sendctx *sc, struct xprtrdma_ep *ep,
 			  u32 len, struct ib_send_wr *first,
-			  struct ib_send_wr *last,
+			  struct ib_send_wr *last, bool if_idle,
 			  const struct ib_send_wr **bad)
 {
 	unsigned long flags;
@@ -524,10 +528,21 @@ int xprtrdma_sendctx_post(struct xprtrdma_sendctx *sc, struct xprtrdma_ep *ep,
 	 * Providers may take a chain one work request at a time, and the
 	 * keepalive probe posts without XPRT_LOCKED: under @post_lock the
 	 * probe cannot land between the REG_MR fence and the registrations
-	 * it guards (see frwr.c).
+	 * it guards, nor a Send between the look at @sends_out and an
+	 * unfenced chain (see frwr.c).  A dead registration QP means the
+	 * connection failed: the caller's fallback to it fails at once.
 	 */
 	spin_lock_irqsave(&ep->post_lock, flags);
-	ret = ib_post_send(ep->cm_id->qp, first, bad);
+	if (if_idle && (atomic_read(&ep->sends_out) ||
+			READ_ONCE(ep->regq_dead))) {
+		ret = -EBUSY;
+	} else {
+		/* Raised first: the completion may run before the post returns. */
+		atomic_inc(&ep->sends_out);
+		ret = ib_post_send(ep->cm_id->qp, first, bad);
+		if (ret)
+			atomic_dec(&ep->sends_out);
+	}
 	spin_unlock_irqrestore(&ep->post_lock, flags);
 	if (ret) {
 		/* The Send ends the chain, so it was never posted. */
@@ -561,6 +576,33 @@ static void xprtrdma_account_call(struct xprtrdma_req *req,
 	trace_xprtrdma_marshal(req, hdr, info->inline_len, info->read_bytes);
 }
 
+/*
+ * Register a call's chunks on the registration QP, ahead of its Send.
+ * Returns 0, or -ENOTCONN after breaking the connection.
+ */
+static int xprtrdma_post_regq(struct xprtrdma_req *req,
+			      struct xprtrdma_ep *ep, struct ib_send_wr *regs,
+			      struct ib_send_wr *last)
+{
+	struct rpc_xprt *xprt = &req->xp->xprt;
+	const struct ib_send_wr *bad;
+	int ret;
+
+	trace_xprtrdma_regq_chain(req->xp, req->rqst.rq_xid);
+	ret = xprtrdma_regq_post(ep, regs, last, &bad);
+	if (!ret)
+		return 0;
+	/* Keys that may be valid stay on @req for teardown. */
+	if (bad == regs)
+		xprtrdma_mrs_drop(req);
+	else
+		xprtrdma_stage_post_failed(req, regs, bad);
+	pr_warn_ratelimited("xprtrdma: registration for %s failed: %d\n",
+			    xprt->address_strings[RPC_DISPLAY_ADDR], ret);
+	xprt_force_disconnect(xprt);
+	return -ENOTCONN;
+}
+
 /* Marshal and post one call; the caller holds @req->mr_mutex. */
 static int xprtrdma_post_call(struct xprtrdma_req *req, struct xprtrdma_ep *ep)
 {
@@ -571,6 +613,7 @@ static int xprtrdma_post_call(struct xprtrdma_req *req, struct xprtrdma_ep *ep)
 	struct ib_send_wr *first, *last, *regs;
 	const struct ib_send_wr *bad;
 	int len, ret, tries = 0;
+	bool if_idle;
 
 	/*
 	 * The reply came after the core decided to send again (it checks
@@ -619,33 +662,34 @@ again:
 	}
 
 	regs = first;
-	if (regs && ep->regq) {
-		ret = xprtrdma_regq_post(ep, regs, last, &bad);
-		if (ret) {
-			/* Keys that may be valid stay on @req for teardown. */
-			if (bad == regs)
-				xprtrdma_mrs_drop(req);
-			else
-				xprtrdma_stage_post_failed(req, regs, bad);
-			pr_warn_ratelimited("xprtrdma: registration for %s failed: %d\n",
-					    xprt->address_strings[RPC_DISPLAY_ADDR],
-					    ret);
-			xprt_force_disconnect(xprt);
-			return -ENOTCONN;
-		}
-		/* Registered: the Send goes alone. */
-		first = NULL;
-		last = NULL;
-	} else if (regs) {
+	/*
+	 * On the registration QP's device, a chain that no Send is ahead of
+	 * cannot be rewound over, so it goes in front of its Send as
+	 * elsewhere, unfenced; the registration QP, which costs a completion
+	 * and a wakeup, is for when Sends are outstanding (see frwr.c).
+	 */
+	if_idle = regs && ep->regq;
+	if (regs && !ep->regq)
 		first = xprtrdma_reg_fence(ep, regs);
-	}
 	/*
 	 * Set before the post: the reply can complete before
 	 * xprtrdma_sendctx_post() returns, and its handler waits for
 	 * @mr_mutex, which we hold, before it looks.
 	 */
 	WRITE_ONCE(req->sent_gen, ep->gen);
-	ret = xprtrdma_sendctx_post(&req->sc, ep, len, first, last, &bad);
+	ret = xprtrdma_sendctx_post(&req->sc, ep, len, first, last, if_idle,
+				    &bad);
+	if (if_idle && ret == -EBUSY) {
+		WRITE_ONCE(req->sent_gen, 0);
+		ret = xprtrdma_post_regq(req, ep, regs, last);
+		if (ret)
+			return ret;
+		/* Registered: the Send goes alone. */
+		first = NULL;
+		WRITE_ONCE(req->sent_gen, ep->gen);
+		ret = xprtrdma_sendctx_post(&req->sc, ep, len, NULL, NULL,
+					    false, &bad);
+	}
 	if (ret) {
 		WRITE_ONCE(req->sent_gen, 0);
 		/*
@@ -656,7 +700,7 @@ again:
 		 */
 		pr_warn_ratelimited("xprtrdma: post to %s failed: %d\n",
 				    xprt->address_strings[RPC_DISPLAY_ADDR], ret);
-		if (regs && ep->regq)
+		if (regs && !first)
 			/* Registered already: the keys are valid. */
 			xprtrdma_stage_post_failed(req, regs, NULL);
 		else if (!bad || bad == first || bad == regs)

@@ -166,12 +166,8 @@ TRACE_EVENT(xprtrdma_send_deferred,
 		  __entry->credits, __get_str(reason))
 );
 
-/*
- * The core asked for a (re)transmission of a call whose reply had
- * already come: nothing is sent, and its buffers are left as the reply
- * placed them.
- */
-TRACE_EVENT(xprtrdma_send_skipped,
+/* Events that name one call by its XID. */
+DECLARE_EVENT_CLASS(xprtrdma_call_class,
 	TP_PROTO(const struct xprtrdma_xprt *xp, __be32 xid),
 	TP_ARGS(xp, xid),
 	TP_STRUCT__entry(
@@ -185,6 +181,23 @@ TRACE_EVENT(xprtrdma_send_skipped,
 	TP_printk("peer=%s:%s xid=0x%08x", __get_str(addr), __get_str(port),
 		  __entry->xid)
 );
+
+/*
+ * The core asked for a (re)transmission of a call whose reply had
+ * already come: nothing is sent, and its buffers are left as the reply
+ * placed them.
+ */
+DEFINE_EVENT(xprtrdma_call_class, xprtrdma_send_skipped,
+	TP_PROTO(const struct xprtrdma_xprt *xp, __be32 xid),
+	TP_ARGS(xp, xid));
+
+/*
+ * A call's chunks went to the registration QP, because Sends were
+ * outstanding on the connection's QP (see frwr.c).
+ */
+DEFINE_EVENT(xprtrdma_call_class, xprtrdma_regq_chain,
+	TP_PROTO(const struct xprtrdma_xprt *xp, __be32 xid),
+	TP_ARGS(xp, xid));
 
 /* A retransmission retires the MRs its earlier attempt registered. */
 TRACE_EVENT(xprtrdma_mr_recover,

@@ -286,7 +286,11 @@ struct xprtrdma_rep {
  * @cm_done: completed by the CM handler at each connection-setup step
  * @cm_status: result of the last connection-setup step
  * @draining: teardown has begun; nothing new may be posted
- * @post_lock: orders posts from completion handlers against @draining
+ * @post_lock: orders posts from completion handlers against @draining,
+ *	and a call's REG_MR chain against @sends_out
+ * @sends_out: work requests that put packets on the wire (Sends, the
+ *	keepalive probe) posted on the connection's QP and not yet completed;
+ *	raised only under @post_lock, lowered by their completion handlers
  * @peer: the server's RFC 8797 private data, or the defaults
  * @max_send: largest RPC-over-RDMA message we may send: the smaller of
  *	our send buffers and the server's receive size
@@ -306,11 +310,13 @@ struct xprtrdma_rep {
  * @mr_cap: most MRs the pool may hold; lowered to @nr_mrs when the
  *	device refuses another
  * @fence_mr: never registered; its LOCAL_INV heads every REG_MR chain
- *	posted on the connection's QP (see frwr.c)
+ *	posted on the connection's QP of a device without @regq (see frwr.c)
  * @fence_wr: that LOCAL_INV
  * @fence_cqe: its completion (only errors are reported)
- * @regq: registration QP (rxe only, see frwr.c), or NULL: REG_MR chains
- *	are then posted behind the fence on the connection's QP
+ * @regq: registration QP (rxe only, see frwr.c) for the REG_MR chains of
+ *	calls posted while Sends are outstanding (the others go unfenced in
+ *	front of their Send), or NULL: REG_MR chains are then posted behind
+ *	the fence on the connection's QP
  * @regq_cq: @regq's completion queue
  * @regq_wr: the signaled no-op that ends each chain on @regq
  * @regq_cqe: its completion
@@ -346,6 +352,7 @@ struct xprtrdma_ep {
 	int cm_status;
 	bool draining;
 	spinlock_t post_lock;
+	atomic_t sends_out;
 	struct nfsrdma_wire_cm_pdata peer;
 	u32 max_send;
 	u32 max_recv;
@@ -696,7 +703,7 @@ int xprtrdma_sendctx_init(struct xprtrdma_sendctx *sc,
 			  struct xprtrdma_xprt *xp);
 int xprtrdma_sendctx_post(struct xprtrdma_sendctx *sc, struct xprtrdma_ep *ep,
 			  u32 len, struct ib_send_wr *first,
-			  struct ib_send_wr *last,
+			  struct ib_send_wr *last, bool if_idle,
 			  const struct ib_send_wr **bad);
 int xprtrdma_sendctx_reuse(struct xprtrdma_sendctx *sc, struct rpc_xprt *xprt,
 			   const char *what);

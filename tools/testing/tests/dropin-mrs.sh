@@ -29,6 +29,17 @@
 # a Write chunk checked, rdma(8)'s QP list must show, besides the
 # connection's QP, one of ours in RTS pointed at itself (rqpn = lqpn);
 # on any other fabric none (registrations stay behind the fence there).
+#
+# mrs-quiet-registration: the registration QP is only for calls posted
+# while Sends are outstanding (xprtrdma/frwr.c).  MR_SERIAL 64 KiB
+# O_DIRECT reads one at a time, each through a Write chunk and checked,
+# must register at most a quarter of their chunked calls there
+# (tracepoints xprtrdma_marshal and xprtrdma_regq_chain: a lease renewal
+# or the keepalive probe may overlap a few); the same reads from
+# MR_READERS threads at once, each checked, must send some there on rxe,
+# where a chain behind an outstanding Send could be executed twice.  On
+# any other fabric none goes there.  Neither phase may fail a work
+# request (tracepoint xprtrdma_wc_error) or reconnect.
 
 TIMEOUT=900
 MR_SLOTS=4
@@ -38,6 +49,8 @@ MR_DIR_ENTRIES=500
 # rsize=8192 keeps each READDIR reply to 8 KiB: more calls, each with a
 # Reply chunk (the inline limit is 4 KiB).
 MR_MOUNT_OPTS=rsize=8192
+MR_SERIAL=40
+MR_READERS=8
 F_CONNECTS=3
 F_MRS_ALLOCATED=24
 
@@ -172,12 +185,91 @@ mrs_registration_qp() {
 	return $rc
 }
 
+# mr_chain_counts: "CHUNKED REGQ" from the trace: calls marshalled with any
+# chunk, and chains sent to the registration QP.
+mr_chain_counts() {
+	echo "$(grep -cE 'xprtrdma_marshal:.* (read=[1-9]|write=[1-9]|reply=yes)' $TRACEFS/trace)" \
+		"$(grep -c 'xprtrdma_regq_chain:' $TRACEFS/trace)"
+}
+
+# mr_reads_checked THREADS N: THREADS threads of one process each make N
+# 64 KiB O_DIRECT reads of the data file, each compared with the copy in
+# /tmp/mrs.data.
+mr_reads_checked() {
+	timeout 300 python3 - "$MNT/mrs/data" /tmp/mrs.data "$1" "$2" <<'EOF'
+import mmap, os, sys, threading
+path, want = sys.argv[1], open(sys.argv[2], 'rb').read()[:65536]
+threads, n = int(sys.argv[3]), int(sys.argv[4])
+bad = []
+def reader():
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
+    m = mmap.mmap(-1, 65536)
+    for _ in range(n):
+        if os.preadv(fd, [m], 0) != 65536 or m[:] != want:
+            bad.append(1)
+    m.close()
+    os.close(fd)
+ts = [threading.Thread(target=reader) for _ in range(threads)]
+for t in ts:
+    t.start()
+for t in ts:
+    t.join()
+if bad:
+    print(f"{len(bad)} of {threads * n} reads came back wrong")
+sys.exit(1 if bad else 0)
+EOF
+}
+
+mrs_quiet_registration() {
+	local m=xprtrdma/xprtrdma_marshal q=xprtrdma/xprtrdma_regq_chain
+	local e=xprtrdma/xprtrdma_wc_error
+	local rc=0 chunked regq connects errors
+	nfs_mount 4.2 || return 1
+	cp "$MNT/mrs/data" /tmp/mrs.data || { fail "cannot read the data file"; nfs_umount; return 1; }
+	connects=$(xprt_field $F_CONNECTS)
+	trace_event_on $m && trace_event_on $q && trace_event_on $e ||
+		{ nfs_umount; return 1; }
+	: >$TRACEFS/trace
+	mr_reads_checked 1 $MR_SERIAL || { fail "64 KiB O_DIRECT reads one at a time went wrong"; rc=1; }
+	read -r chunked regq < <(mr_chain_counts)
+	log "$MR_SERIAL reads one at a time: $chunked chunked calls, $regq registered on the registration QP"
+	[ "$chunked" -ge $MR_SERIAL ] || { fail "only $chunked chunked calls for $MR_SERIAL reads"; rc=1; }
+	if [ "$FABRIC" = rxe ]; then
+		[ $((regq * 4)) -le "$chunked" ] ||
+			{ fail "$regq of $chunked lone calls waited for the registration QP"; rc=1; }
+	else
+		[ "$regq" = 0 ] || { fail "$regq chains on a registration QP on $FABRIC"; rc=1; }
+	fi
+	errors=$(grep -c 'xprtrdma_wc_error:' $TRACEFS/trace)
+	: >$TRACEFS/trace
+	mr_reads_checked $MR_READERS $MR_SERIAL ||
+		{ fail "64 KiB O_DIRECT reads from $MR_READERS threads went wrong"; rc=1; }
+	read -r chunked regq < <(mr_chain_counts)
+	log "$MR_READERS readers at once: $chunked chunked calls, $regq registered on the registration QP"
+	if [ "$FABRIC" = rxe ]; then
+		[ "$regq" -gt 0 ] ||
+			{ fail "with $MR_READERS readers no chain went to the registration QP"; rc=1; }
+	else
+		[ "$regq" = 0 ] || { fail "$regq chains on a registration QP on $FABRIC"; rc=1; }
+	fi
+	errors=$((errors + $(grep -c 'xprtrdma_wc_error:' $TRACEFS/trace)))
+	trace_event_off $e
+	trace_event_off $q
+	trace_event_off $m
+	[ "$errors" = 0 ] || { fail "$errors work requests failed"; rc=1; }
+	[ "$(xprt_field $F_CONNECTS)" = "$connects" ] ||
+		{ fail "the transport reconnected: $connects, then $(xprt_field $F_CONNECTS) connects"; rc=1; }
+	nfs_umount || rc=1
+	return $rc
+}
+
 mrs_cases() {
 	local rc=0
 	nfs_client_prepare || return 1
 	if [ "$CLIENT_TRANSPORT" = ours ]; then
 		subtest mrs-pool-grows mrs_pool_grows || rc=1
 		subtest mrs-registration-qp mrs_registration_qp || rc=1
+		subtest mrs-quiet-registration mrs_quiet_registration || rc=1
 	fi
 	subtest mrs-odd-direct mrs_odd_direct || rc=1
 	return $rc

@@ -12,7 +12,12 @@
 # transport or rxe logs about a failed work request, a REG_MR of a valid
 # MR or a QP leaving RTS, on a reconnect, on any call the transport could
 # not carry, and if the rxe counters show that no retry happened (the
-# test would then prove nothing).
+# test would then prove nothing).  Our client on rxe registers a call's
+# chunks unfenced in front of its Send when no Send is outstanding, and
+# on its registration QP otherwise (xprtrdma/frwr.c): where the lossy
+# passes carry chunks, both ways must have run under the retries
+# (tracepoint xprtrdma_regq_chain against the chunk segments counted in
+# mountstats).
 
 TIMEOUT=1200
 SOAK_LOSSY_LOOPS=${SOAK_LOSSY_LOOPS:-2}
@@ -59,11 +64,23 @@ soak_fio() {
 	grep -E 'IOPS|err=' "/results/fio-soak-$1.txt" | head -n 4
 }
 
+# soak_chunk_segs: Read and Write chunk segments our client has sent.
+soak_chunk_segs() {
+	echo $(($(xprt_field 11) + $(xprt_field 12)))
+}
+
 soak() {
 	local dmesg0 bad connects0 connects1 failed bad_replies retries0 retries
+	local q=xprtrdma/xprtrdma_regq_chain segs0 segs regq rc=0
 	dmesg0=$(dmesg | wc -l)
 	nfs_mount 4.2 || return 1
 	connects0=$(xprt_field 3)
+	segs0=$(soak_chunk_segs)
+	if [ "$FABRIC" = rxe ]; then
+		trace_event_on $q || { nfs_umount; return 1; }
+		echo 8192 >"$TRACEFS/buffer_size_kb"
+		: >"$TRACEFS/trace"
+	fi
 	log "rxe before: $(rxe_retry_counters)"
 	retries0=$(($(rxe_counter rcvd_seq_err) + $(rxe_counter completer_retry_err)))
 	tc qdisc add dev eth0 root netem loss "$SOAK_LOSS" ||
@@ -72,6 +89,20 @@ soak() {
 	tc qdisc del dev eth0 root
 	retries=$(($(rxe_counter rcvd_seq_err) + $(rxe_counter completer_retry_err) - retries0))
 	log "rxe after the lossy passes: $(rxe_retry_counters)"
+	if [ "$FABRIC" = rxe ]; then
+		trace_event_off $q
+		segs=$(($(soak_chunk_segs) - segs0))
+		regq=$(grep -c 'xprtrdma_regq_chain:' "$TRACEFS/trace")
+		log "lossy passes: $segs chunk segments, $regq calls registered on the registration QP"
+		if [ "$segs" -gt 0 ]; then
+			[ "$regq" -gt 0 ] ||
+				fail "no call behind outstanding Sends went to the registration QP" ||
+				rc=1
+			[ "$segs" -gt "$regq" ] ||
+				fail "every chunked call went to the registration QP: the unfenced chain did not run" ||
+				rc=1
+		fi
+	fi
 	soak_fio clean "$SOAK_LOOPS" || { nfs_umount; return 1; }
 	log "rxe after: $(rxe_retry_counters)"
 	connects1=$(xprt_field 3)
@@ -87,7 +118,10 @@ soak() {
 	[ "$failed" = 0 ] || fail "$failed calls could not be marshaled" || return 1
 	[ "$bad_replies" = 0 ] || fail "$bad_replies replies were rejected" || return 1
 	log "rxe retried $retries times during the lossy passes"
-	[ "$retries" -gt 0 ] || fail "no RC retry happened: the soak did not test what it is for"
+	[ "$retries" -gt 0 ] ||
+		fail "no RC retry happened: the soak did not test what it is for" ||
+		return 1
+	return $rc
 }
 
 test_single() {
