@@ -5,25 +5,25 @@
  * Each connection owns a pool of fast-registration MRs sized from the
  * device's page-list limit.  A chunk is registered by posting REG_MR work
  * requests ahead of the Send that carries the call (chained in front of it,
- * or on rxe behind outstanding Sends completed on a registration QP first,
- * below), and is fenced
- * again with LOCAL_INV (or by the server's Send With Invalidate) before
- * the RPC completes, so the server can no longer reach pages the upper
- * layer is about to reuse.
+ * or on rxe, behind outstanding Sends, completed on a registration QP
+ * first, below), and is fenced again with LOCAL_INV (or by the server's
+ * Send With Invalidate) before the RPC completes, so the server can no
+ * longer reach pages the upper layer is about to reuse.
  *
  * A REG_MR chain on the connection's QP starts with a LOCAL_INV of a fence
- * MR that is never registered (on rxe there is no such chain, below).  Soft-RoCE (rxe, at least through 6.1.192)
- * executes local work requests as soon as its requester reaches them, but
- * retires them only in order; when a transport retry then rewinds the send
- * queue to an unacknowledged Send in front of them, it executes them again,
- * and a second REG_MR of an MR that is already valid fails ("not free") and
- * leaves the QP stalled.  rxe holds a LOCAL_INV until every earlier work
- * request has completed (IBA 10.6.5.1), so the registrations behind the
- * fence are reached only when nothing before them can be retried (the
- * keepalive probe, which posts without XPRT_LOCKED, is kept out of the chain
- * by ep->post_lock).  The verbs allow invalidating a key that is not valid
- * (siw says so explicitly; rxe, rdmavt and mlx5 accept it), so elsewhere the
- * fence is one extra no-op work request.
+ * MR that is never registered (on rxe it goes there only unfenced, and only
+ * when nothing can be retried, below).  Soft-RoCE (rxe, at least through
+ * 6.1.192) executes local work requests as soon as its requester reaches
+ * them, but retires them only in order; when a transport retry then rewinds
+ * the send queue to an unacknowledged Send in front of them, it executes
+ * them again, and a second REG_MR of an MR that is already valid fails
+ * ("not free") and leaves the QP stalled.  rxe holds a LOCAL_INV until
+ * every earlier work request has completed (IBA 10.6.5.1), so the
+ * registrations behind the fence are reached only when nothing before them
+ * can be retried (the keepalive probe, which posts without XPRT_LOCKED, is
+ * kept out of the chain by ep->post_lock).  The verbs allow invalidating a
+ * key that is not valid (siw says so explicitly; rxe, rdmavt and mlx5
+ * accept it), so elsewhere the fence is one extra no-op work request.
  *
  * On rxe the fence has a price: a call's registrations, and so its Send,
  * wait for the acknowledgement of every Send before it, which takes away

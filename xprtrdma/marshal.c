@@ -489,8 +489,9 @@ int xprtrdma_sendctx_reuse(struct xprtrdma_sendctx *sc, struct rpc_xprt *xprt,
  *
  * Context: process context, under XPRT_LOCKED.
  *
- * Return: 0, %-EBUSY if @if_idle and the QP is not (nothing was posted), %-ENOBUFS if the buffer cannot be DMA mapped, or the
- * provider's error, in which case the Send itself was not posted.
+ * Return: 0, %-EBUSY if @if_idle and the QP is not (nothing was posted),
+ * %-ENOBUFS if the buffer cannot be DMA mapped, or the provider's error,
+ * in which case the Send itself was not posted.
  */
 int xprtrdma_sendctx_post(struct xprtrdma_sendctx *sc, struct xprtrdma_ep *ep,
 			  u32 len, struct ib_send_wr *first,
