@@ -179,6 +179,34 @@ void xprtrdma_wr_failed(struct xprtrdma_ep *ep, const char *what,
 		xprtrdma_force_disconnect(xp);
 }
 
+/**
+ * xprtrdma_post_wire - post a chain that ends in a packet-carrying work request
+ * @ep: connection whose QP takes the chain
+ * @first: the chain; its last work request is a Send or the keepalive probe
+ * @bad: where the provider reports the first work request it refused, or NULL
+ *
+ * @sends_out is what lets a call's REG_MR chain go unfenced on rxe (see
+ * frwr.c), so it is raised before the post: the completion that lowers
+ * it may run before ib_post_send() returns.  A refused post put nothing
+ * of the chain's final work request on the wire, so the count drops back.
+ *
+ * Context: any; the caller holds @ep->post_lock, which orders the raise
+ * against an idle check made under the same lock.
+ * Return: 0 once posted, or ib_post_send()'s negative errno.
+ */
+int xprtrdma_post_wire(struct xprtrdma_ep *ep, const struct ib_send_wr *first,
+		       const struct ib_send_wr **bad)
+{
+	int ret;
+
+	lockdep_assert_held(&ep->post_lock);
+	atomic_inc(&ep->sends_out);
+	ret = ib_post_send(ep->cm_id->qp, first, bad);
+	if (ret)
+		atomic_dec(&ep->sends_out);
+	return ret;
+}
+
 static void xprtrdma_ka_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct xprtrdma_ep *ep =
@@ -273,12 +301,8 @@ static void xprtrdma_ka_work(struct work_struct *work)
 	if (secs && !test_and_set_bit(XPRTRDMA_EP_KA_BUSY, &ep->flags)) {
 		spin_lock_irqsave(&ep->post_lock, flags);
 		ret = -ESHUTDOWN;
-		if (!ep->draining) {
-			atomic_inc(&ep->sends_out);
-			ret = ib_post_send(ep->cm_id->qp, &wr.wr, NULL);
-			if (ret)
-				atomic_dec(&ep->sends_out);
-		}
+		if (!ep->draining)
+			ret = xprtrdma_post_wire(ep, &wr.wr, NULL);
 		spin_unlock_irqrestore(&ep->post_lock, flags);
 		if (ret) {
 			clear_bit(XPRTRDMA_EP_KA_BUSY, &ep->flags);

@@ -535,15 +535,10 @@ int xprtrdma_sendctx_post(struct xprtrdma_sendctx *sc, struct xprtrdma_ep *ep,
 	 */
 	spin_lock_irqsave(&ep->post_lock, flags);
 	if (if_idle && (atomic_read(&ep->sends_out) ||
-			READ_ONCE(ep->regq_dead))) {
+			READ_ONCE(ep->regq_dead)))
 		ret = -EBUSY;
-	} else {
-		/* Raised first: the completion may run before the post returns. */
-		atomic_inc(&ep->sends_out);
-		ret = ib_post_send(ep->cm_id->qp, first, bad);
-		if (ret)
-			atomic_dec(&ep->sends_out);
-	}
+	else
+		ret = xprtrdma_post_wire(ep, first, bad);
 	spin_unlock_irqrestore(&ep->post_lock, flags);
 	if (ret) {
 		/* The Send ends the chain, so it was never posted. */

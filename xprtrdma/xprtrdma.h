@@ -640,6 +640,8 @@ void xprtrdma_device_removed(struct ib_device *device);
 int xprtrdma_post_recv(struct xprtrdma_rep *rep);
 void xprtrdma_wr_failed(struct xprtrdma_ep *ep, const char *what,
 			struct ib_wc *wc);
+int xprtrdma_post_wire(struct xprtrdma_ep *ep, const struct ib_send_wr *first,
+		       const struct ib_send_wr **bad);
 
 /* frwr.c */
 int xprtrdma_mr_pool_create(struct xprtrdma_ep *ep, unsigned int count,
