@@ -185,14 +185,16 @@ void xprtrdma_wr_failed(struct xprtrdma_ep *ep, const char *what,
  * @first: the chain; its last work request is a Send or the keepalive probe
  * @bad: where the provider reports the first work request it refused, or NULL
  *
- * @sends_out is what lets a call's REG_MR chain go unfenced on rxe (see
- * frwr.c), so it is raised before the post: the completion that lowers
- * it may run before ib_post_send() returns.  A refused post put nothing
- * of the chain's final work request on the wire, so the count drops back.
+ * @ep->sends_out decides whether a call's REG_MR chain may skip the
+ * registration QP on rxe (see frwr.c), so it is raised before the post:
+ * the completion that lowers it may run before ib_post_send() returns.
+ * A refused post put nothing of the chain's final work request on the
+ * wire, so the count drops back.
  *
  * Context: any; the caller holds @ep->post_lock, which orders the raise
  * against an idle check made under the same lock.
- * Return: 0 once posted, or ib_post_send()'s negative errno.
+ *
+ * Return: 0 once posted, or the provider's error.
  */
 int xprtrdma_post_wire(struct xprtrdma_ep *ep, const struct ib_send_wr *first,
 		       const struct ib_send_wr **bad)

@@ -45,11 +45,11 @@
  * retry, and a LOCAL_INV (the only local work request posted outside the
  * sender) runs only at the head.  So a call posted while no Send, nor the
  * keepalive probe, is outstanding on the connection's QP puts its REG_MRs
- * in front of its Send there, unfenced, as on any other device; only with
- * Sends outstanding does it pay the registration QP's completion and
- * wakeup.  ep->sends_out, raised under ep->post_lock by every post that
+ * in front of its Send there, as on any other device but without the
+ * fence; only with Sends outstanding does it pay the registration QP's
+ * completion and wakeup.  ep->sends_out, raised under ep->post_lock by every post that
  * puts packets on the wire and lowered by their completions, decides it
- * at the moment of the post (xprtrdma_sendctx_post()); a lone call (QD1
+ * at the moment of the post (xprtrdma_post_wire()); a lone call (QD1
  * I/O, a stream of metadata operations) never waits for a registration.
  */
 

@@ -660,9 +660,10 @@ again:
 	regs = first;
 	/*
 	 * On the registration QP's device, a chain that no Send is ahead of
-	 * cannot be rewound over, so it goes in front of its Send as
-	 * elsewhere, unfenced; the registration QP, which costs a completion
-	 * and a wakeup, is for when Sends are outstanding (see frwr.c).
+	 * cannot be rewound over, so it goes in front of its Send without
+	 * the fence other devices get; the registration QP, which costs a
+	 * completion and a wakeup, is for when Sends are outstanding (see
+	 * frwr.c).
 	 */
 	if_idle = regs && ep->regq;
 	if (regs && !ep->regq)
