@@ -47,10 +47,11 @@
  * keepalive probe, is outstanding on the connection's QP puts its REG_MRs
  * in front of its Send there, as on any other device but without the
  * fence; only with Sends outstanding does it pay the registration QP's
- * completion and wakeup.  ep->sends_out, raised under ep->post_lock by every post that
- * puts packets on the wire and lowered by their completions, decides it
- * at the moment of the post (xprtrdma_post_wire()); a lone call (QD1
- * I/O, a stream of metadata operations) never waits for a registration.
+ * completion and wakeup.  ep->sends_out, raised under ep->post_lock by
+ * every post that puts packets on the wire and lowered by their
+ * completions, decides it at the moment of the post (xprtrdma_post_wire());
+ * a lone call (QD1 I/O, a stream of metadata operations) never waits for
+ * a registration.
  */
 
 #include <linux/highmem.h>
