@@ -582,12 +582,17 @@ export_path() {
 # and then waits out a whole RPC timeout before it reconnects: 60 s at
 # the default timeo, exactly our guests' hung-task limit (measured: a
 # 65 MB copy took 63 s instead of 7, dropin-edges' fio blocked 60 s per
-# refusal, and CI's make check on 7f2f001 failed on the hung-task report
-# that brings).  With timeo=100 its own defect stalls it 10 s.  Nothing
-# of the server under test changes; our client keeps the default.
+# refusal, and CI's make check on 7f2f001 failed on the hung-task report).
+# With timeo=100 a refusal stalls it 10 s (a second one for the same call
+# 20 s).  timeo is also how long a call may wait for its reply before the
+# client breaks the connection, so a slower kernel (TIME_SCALE: the debug
+# kernel's copies run at about 1 MB/s) gets it scaled, up to the default.
+# Nothing of the server under test changes; our client keeps the default.
 incumbent_load_opts() {
+	local t=$((100 * ${TIME_SCALE:-1}))
+	((t > 600)) && t=600
 	if [ "$CLIENT_TRANSPORT" = intree ] && [ "${FABRIC:-rxe}" = rxe ]; then
-		echo timeo=100
+		echo "timeo=$t"
 	fi
 }
 
