@@ -980,6 +980,45 @@ static void c_overclaim_write(struct hs_act *a)
 }
 
 /*
+ * The data of a READ RDMA Written into the first segment of its Write
+ * chunk as an RDMA Write with Immediate, which RPC-over-RDMA never uses,
+ * then the real reply.  The Write consumes one of the client's receives,
+ * and that completion's length is the Write's, far past the end of any
+ * receive buffer, whose bytes are still an earlier message's.
+ */
+static void c_write_imm(struct hs_act *a)
+{
+	struct hs_call *call = a->call;
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	u32 n, off, take;
+
+	if (!a->rec || !call->wsegs_n ||
+	    !find_data_item(a->rec, a->len, chunk_cap(call->wsegs,
+						      call->wsegs_n), &off, &n)) {
+		say("conn %u: no READ data item to write with immediate",
+		    a->c->serial);
+		send_reply(a->c, call, a->rec, a->len);
+		return;
+	}
+	take = n < call->wsegs[0].length ? n : call->wsegs[0].length;
+	memcpy(a->c->stage, a->rec + off + 4, take);
+	memset(&wr, 0, sizeof(wr));
+	sge.addr = (uintptr_t)a->c->stage;
+	sge.length = take;
+	sge.lkey = a->c->stage_mr->lkey;
+	wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	wr.imm_data = htonl(0x484f5354);	/* "HOST" */
+	wr.wr.rdma.remote_addr = call->wsegs[0].offset;
+	wr.wr.rdma.rkey = call->wsegs[0].handle;
+	if (rdma_chain(a->c, &wr, &sge, 1))
+		return;
+	say("conn %u: xid %08x: %u bytes by RDMA Write with Immediate",
+	    a->c->serial, ntohl(call->xid), take);
+	send_reply(a->c, call, a->rec, a->len);
+}
+
+/*
  * The real reply to a READ whose data item is not a whole number of XDR
  * words, with the item's XDR pad RDMA Written right after it and counted
  * in the Write chunk, as servers built to RFC 5666 did.  The pad bytes
@@ -1778,6 +1817,7 @@ static const struct hs_case cases[] = {
 	{ "reply-oversized", "12 KiB more than the client's receive buffer", SEL_MARKER, true, c_reply_oversized },
 	{ "unsolicited-burst", "320 replies to XIDs never sent, then the real one", SEL_MARKER, true, c_unsolicited_burst },
 	{ "security-review-overclaim-write", "a Write chunk claiming twice the bytes written", SEL_WRITE, true, c_overclaim_write },
+	{ "write-imm", "the READ data by RDMA Write with Immediate", SEL_WRITE, true, c_write_imm },
 	{ "security-review-starve", "the real reply, then no receive reposted", SEL_MARKER, true, c_starve },
 	{ "security-review-starve-inline", "as security-review-starve (the test kills a call with no chunks)", SEL_MARKER, true, c_starve },
 	{ "security-review-early-reply", "for 32 calls, 1 credit and RDMA_NOMSG to the 4 XIDs ahead", SEL_MREPLY, true, c_early_reply },

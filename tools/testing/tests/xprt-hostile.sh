@@ -170,6 +170,7 @@ inv-other                 e ok|EIO log:invalidated
 reply-oversized           m ok|EIO log
 unsolicited-burst         m ok
 security-review-overclaim-write w zeroed|EIO
+write-imm                 w ok log:non-Send
 security-review-starve    k exited log
 security-review-starve-inline g ok log
 security-review-early-reply e ok|EIO
