@@ -497,6 +497,7 @@ static void xprtrdma_ep_free(struct xprtrdma_ep *ep)
 	}
 	rdma_destroy_id(ep->cm_id);
 	kfree(ep->scratch);
+	mutex_destroy(&ep->regq_lock);
 	kfree(ep);
 }
 
@@ -632,6 +633,7 @@ static int xprtrdma_ep_create(struct xprtrdma_xprt *xp)
 	init_completion(&ep->cm_done);
 	spin_lock_init(&ep->mr_lock);
 	spin_lock_init(&ep->post_lock);
+	mutex_init(&ep->regq_lock);
 	INIT_LIST_HEAD(&ep->mr_free);
 	INIT_LIST_HEAD(&ep->mr_all);
 	INIT_LIST_HEAD(&ep->list);

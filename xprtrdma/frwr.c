@@ -360,15 +360,18 @@ out_warn:
  * Moves the QP to Error, so what was posted and has not executed is
  * flushed rather than run after the caller has moved on.
  *
- * Context: process context.
+ * Context: process context; takes @ep->regq_lock, so the QP cannot be
+ * destroyed under it by a teardown running meanwhile.
  */
 void xprtrdma_regq_retire(struct xprtrdma_ep *ep)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 
 	WRITE_ONCE(ep->regq_dead, true);
+	mutex_lock(&ep->regq_lock);
 	if (ep->regq)
 		ib_modify_qp(ep->regq, &attr, IB_QP_STATE);
+	mutex_unlock(&ep->regq_lock);
 }
 
 /**
@@ -376,17 +379,25 @@ void xprtrdma_regq_retire(struct xprtrdma_ep *ep)
  * @ep: connection being torn down; nothing more is posted on it
  *
  * Waits for a chain still outstanding (one whose wait timed out) to
- * complete or flush, so no completion can reach a freed @ep.
+ * complete or flush, so no completion can reach a freed @ep.  The QP is
+ * taken away under @ep->regq_lock first: from then on a request fencing
+ * its MRs finds none to retire, and the drain moves it to Error anyway.
  *
- * Context: process context, may sleep.
+ * Context: process context, may sleep; under XPRT_LOCKED or from the
+ * transport's destructor, so no chain is being posted.
  */
 void xprtrdma_regq_destroy(struct xprtrdma_ep *ep)
 {
-	if (!ep->regq)
-		return;
-	ib_drain_sq(ep->regq);
-	ib_destroy_qp(ep->regq);
+	struct ib_qp *qp;
+
+	mutex_lock(&ep->regq_lock);
+	qp = ep->regq;
 	ep->regq = NULL;
+	mutex_unlock(&ep->regq_lock);
+	if (!qp)
+		return;
+	ib_drain_sq(qp);
+	ib_destroy_qp(qp);
 	ib_free_cq(ep->regq_cq);
 	ep->regq_cq = NULL;
 }

@@ -324,6 +324,9 @@ struct xprtrdma_rep {
  * @regq_status: the status @regq_wr completed with
  * @regq_dead: the connection failed, or a chain did: post nothing more
  *	on @regq
+ * @regq_lock: held to move @regq to Error and to take it away for
+ *	teardown: a request fencing its MRs (under its mr_mutex, without
+ *	XPRT_LOCKED) may retire @regq while the connection is being freed
  * @stages: one staging buffer per slot, indexed like &xprtrdma_xprt.reqs,
  *	or NULL when staging is off or could not be set up
  * @reps: receive objects
@@ -374,6 +377,7 @@ struct xprtrdma_ep {
 	struct completion regq_done;
 	int regq_status;
 	bool regq_dead;
+	struct mutex regq_lock;
 	struct xprtrdma_stage *stages;
 	struct xprtrdma_rep *reps;
 	unsigned int nr_reps;
