@@ -108,6 +108,22 @@ static void svcrdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		svc_xprt_deferred_close(&xp->xprt);
 		return;
 	}
+	/*
+	 * Only a Send fills a receive buffer.  An RDMA Write with Immediate
+	 * (never used by RPC-over-RDMA; on iWARP a client sees the keys of
+	 * our RDMA Read sinks) consumes one too, and its byte_len is the
+	 * Write's length, not anything in @rc->buf.
+	 */
+	if (unlikely(wc->opcode != IB_WC_RECV ||
+		     wc->byte_len > xp->recv_size)) {
+		pr_warn_ratelimited("svcrdma: %s consumed a receive with a non-Send (completion opcode %d, %u bytes), closing\n",
+				    xp->xprt.xpt_remotebuf, wc->opcode,
+				    wc->byte_len);
+		svcrdma_stat_inc(SVCRDMA_STAT_BAD_INPUT_CLOSES);
+		trace_svcrdma_bad_input(xp, wc->byte_len, "non-Send", true);
+		svc_xprt_deferred_close(&xp->xprt);
+		return;
+	}
 
 	rc->byte_len = wc->byte_len;
 	spin_lock(&xp->ready_lock);
@@ -494,6 +510,18 @@ static int svcrdma_build_call(struct svc_rqst *rqstp, struct svcrdma_xprt *xp,
 	int ret;
 
 	svcrdma_rw_init(set, DMA_FROM_DEVICE);
+	/*
+	 * A client that offered no responder resources takes no RDMA Read:
+	 * one posted anyway would wait for ever for a read credit, and the
+	 * whole send queue with it, until the stall check closed the
+	 * connection.
+	 */
+	if (hdr->nr_read && !xp->ord) {
+		pr_warn_ratelimited("svcrdma: %s sent Read chunks but accepts no RDMA Read\n",
+				    xp->xprt.xpt_remotebuf);
+		ret = -E2BIG;
+		goto out;
+	}
 	ret = svcrdma_lay_out_call(rqstp, xp, hdr, inl, inl_len, limit,
 				   &stream, NULL);
 	if (ret < 0)
@@ -604,30 +632,36 @@ int svcrdma_recvfrom(struct svc_rqst *rqstp)
 	ib_dma_sync_single_for_cpu(xp->dev, rc->sge.addr, rc->byte_len,
 				   DMA_FROM_DEVICE);
 	ret = nfsrdma_wire_decode(hdr, rc->buf, rc->byte_len);
-	if (ret) {
-		if (rc->byte_len < NFSRDMA_WIRE_PREFIX_SIZE) {
-			/*
-			 * No XID to address an RDMA_ERROR to, and a peer this
-			 * confused about framing cannot be trusted further.
-			 */
-			pr_warn_ratelimited("svcrdma: %s sent a %u-byte message, closing\n",
-					    xprt->xpt_remotebuf, rc->byte_len);
-			svcrdma_stat_inc(SVCRDMA_STAT_BAD_INPUT_CLOSES);
-			trace_svcrdma_bad_input(xp, rc->byte_len,
-						"shorter than an XID", true);
-			svc_xprt_deferred_close(xprt);
-			return 0;
-		}
-		where = "transport header";
-		goto reject;
+	if (ret && rc->byte_len < NFSRDMA_WIRE_PREFIX_SIZE) {
+		/*
+		 * No XID to address an RDMA_ERROR to, and a peer this
+		 * confused about framing cannot be trusted further.
+		 */
+		pr_warn_ratelimited("svcrdma: %s sent a %u-byte message, closing\n",
+				    xprt->xpt_remotebuf, rc->byte_len);
+		svcrdma_stat_inc(SVCRDMA_STAT_BAD_INPUT_CLOSES);
+		trace_svcrdma_bad_input(xp, rc->byte_len, "shorter than an XID",
+					true);
+		svc_xprt_deferred_close(xprt);
+		return 0;
 	}
-	if (hdr->proc == NFSRDMA_WIRE_PROC_ERROR) {
-		/* Never answer an error with an error. */
+	/*
+	 * Never answer an error with an error, not even one the codec
+	 * refused (an unknown error code, another version's ERR_VERS): the
+	 * procedure word follows the XID, version and credits in every
+	 * version.
+	 */
+	if (rc->byte_len >= NFSRDMA_WIRE_PREFIX_SIZE + 4 &&
+	    be32_to_cpup((__be32 *)rc->buf + 3) == NFSRDMA_WIRE_PROC_ERROR) {
 		pr_warn_ratelimited("svcrdma: %s sent RDMA_ERROR as a call, dropped\n",
 				    xprt->xpt_remotebuf);
 		trace_svcrdma_bad_input(xp, rc->byte_len, "RDMA_ERROR as a call",
 					false);
 		return 0;
+	}
+	if (ret) {
+		where = "transport header";
+		goto reject;
 	}
 	if (svcrdma_is_bc_reply(rc)) {
 		ret = nfsrdma_wire_check_inline(hdr, rc->byte_len - hdr->hdr_len,

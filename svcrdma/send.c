@@ -653,7 +653,13 @@ static int svcrdma_build_reply(struct svcrdma_xprt *xp,
 	if (set->nr_wrs >= xp->sq_depth)
 		return -E2BIG;
 	ri->reply_bytes = pc.total;
-	return nfsrdma_wire_encode(sc->buf, xp->inline_send, rep);
+	ret = nfsrdma_wire_encode(sc->buf, xp->inline_send, rep);
+	/*
+	 * The header alone (the Write chunks it returns, the Reply chunk)
+	 * is longer than the client can receive: its chunks cannot carry
+	 * this reply, which ERR_CHUNK says without closing the connection.
+	 */
+	return ret == -EMSGSIZE ? -E2BIG : ret;
 }
 
 /* Fold @handle into the one key every segment so far shares; false if not. */

@@ -20,7 +20,8 @@
  * A case passes when the outcome is one the case allows.  A server that
  * is robust against a hostile client answers malformed transport headers
  * with the protocol's error reply or drops the connection; it never stays
- * silent on a header it could not parse, and it keeps serving.
+ * silent on a header it could not parse, unless that header is itself an
+ * RDMA_ERROR, and it keeps serving.
  *
  * Cases marked "on request only" run only when named: they hold server
  * resources for tens of seconds by design.
@@ -326,10 +327,12 @@ static void conn_close(struct conn *c)
  * Connect with private data of kind @pdata (honest: RFC 8797 data, as a
  * Linux client sends), asking (as Linux clients do) for unlimited RNR
  * retries.  With @no_recvs nothing is posted to the receive queue: every
- * reply the server sends is then refused with RNR NAKs, for ever.
+ * reply the server sends is then refused with RNR NAKs, for ever.  With
+ * @no_reads the connection offers no responder resources: the server may
+ * not RDMA Read from us at all.
  */
 static int conn_open(struct conn *c, const char *server, bool no_recvs,
-		     enum hostile_pdata pdata)
+		     bool no_reads, enum hostile_pdata pdata)
 {
 	struct nfsrdma_wire_cm_pdata said;
 	uint8_t pd[NFSRDMA_WIRE_CM_PDATA_SIZE];
@@ -405,7 +408,7 @@ static int conn_open(struct conn *c, const char *server, bool no_recvs,
 	c->adv_recv = said.recv_size;
 	cp.private_data = pdlen ? pd : NULL;
 	cp.private_data_len = pdlen;
-	cp.responder_resources = 1;
+	cp.responder_resources = no_reads ? 0 : 1;
 	cp.initiator_depth = 1;
 	cp.retry_count = 7;
 	cp.rnr_retry_count = 7;
@@ -623,6 +626,7 @@ struct hcase {
 	bool same_xid;		/* a burst repeats one call, XID and all */
 	bool reconnect;		/* sent, connection dropped, sent again */
 	size_t send_len;	/* zeros pad each Send to this length */
+	bool no_reads;		/* connect offering no RDMA Read resources */
 };
 
 #define BAD	(OUT_ERR_CHUNK | OUT_CLOSED)
@@ -743,6 +747,43 @@ static void c_read_len_overflow(struct msg *m, uint32_t xid)
 	put32(m, 0);
 	put32(m, 0);
 	put_null_call(m, xid);
+}
+
+/*
+ * A NULL call offering a Write chunk of 70 segments and a Reply chunk,
+ * from a client whose private data said 1 KiB each way: the reply's
+ * header, which returns the Write chunk, is then longer than the client
+ * can receive, inline or beside a Reply chunk.  The chunks cannot carry
+ * the reply, which is what ERR_CHUNK says.
+ */
+#define HOSTILE_ECHO_SEGS	70
+static void c_reply_header_big(struct msg *m, uint32_t xid)
+{
+	struct conn *c = m->conn;
+	uint64_t base = (uintptr_t)c->push_buf;
+	int i;
+
+	put_fixed(m, xid, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_MSG);
+	put32(m, 0);		/* no Read list */
+	put32(m, 1);		/* one Write chunk */
+	put32(m, HOSTILE_ECHO_SEGS);
+	for (i = 0; i < HOSTILE_ECHO_SEGS; i++)
+		put_seg(m, c->push_mr->rkey, 512, base + 512 * i);
+	put32(m, 0);		/* end of the Write list */
+	put32(m, 1);		/* a Reply chunk */
+	put32(m, 1);
+	put_seg(m, c->push2_mr->rkey, 1024, base + 512 * HOSTILE_ECHO_SEGS);
+	put_null_call(m, xid);
+}
+
+/*
+ * RDMA_ERROR with an error code RFC 8166 does not define, sent as if it
+ * were a call: an error all the same, and no error is ever answered.
+ */
+static void c_error_unknown(struct msg *m, uint32_t xid)
+{
+	put_fixed(m, xid, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_ERROR);
+	put32(m, 9);
 }
 
 static void c_write_len_overflow(struct msg *m, uint32_t xid)
@@ -995,6 +1036,8 @@ static const struct hcase cases[] = {
 	  OUT_REPLY, c_nomsg_data_chunk, .check = compound_ok },
 	{ "nomsg-chunk-beyond", "RDMA_NOMSG, data chunk past the call's end",
 	  BAD, c_nomsg_chunk_beyond },
+	{ "error-unknown", "RDMA_ERROR with error code 9, as a call", OUT_SILENT,
+	  c_error_unknown },
 	{ "credit-flood", "256 calls against 32 credits", OUT_REPLY | OUT_CLOSED,
 	  c_null, HOSTILE_FLOOD },
 	{ "null-after", "a well-formed NULL call after all that", OUT_REPLY, c_null },
@@ -1024,6 +1067,10 @@ static const struct hcase cases[] = {
 	  c_null, .pdata = PDATA_HUGE, .send_len = 68 * 1024 },
 	{ "swi-two-keys", "chunks under two keys, Send With Invalidate welcome",
 	  OUT_REPLY, c_swi_two_keys, .pdata = PDATA_INV },
+	{ "reply-header-big", "a reply header longer than our 1 KiB receive",
+	  OUT_ERR_CHUNK, c_reply_header_big, .pdata = PDATA_SMALL },
+	{ "read-no-ird", "a Read chunk, no RDMA Read resources offered",
+	  OUT_ERR_CHUNK, c_nomsg_data_chunk, .no_reads = true },
 	{ "null-last", "a well-formed NULL call after those", OUT_REPLY, c_null },
 };
 
@@ -1056,7 +1103,7 @@ static int run_flood(const char *server, const struct hcase *hc)
 	for (i = 0; i < hc->conns; i++) {
 		uint32_t xid = next_xid++;
 
-		if (conn_open(&cs[i], server, false, PDATA_HONEST))
+		if (conn_open(&cs[i], server, false, false, PDATA_HONEST))
 			break;
 		opened++;
 		memset(&m, 0, sizeof(m));
@@ -1099,7 +1146,7 @@ static int run_case(const char *server, const struct hcase *hc)
 
 	if (hc->conns)
 		return run_flood(server, hc);
-	if (conn_open(&c, server, hc->stall, hc->pdata))
+	if (conn_open(&c, server, hc->stall, hc->no_reads, hc->pdata))
 		return -1;
 	if (hc->reconnect) {
 		/*
@@ -1119,7 +1166,7 @@ static int run_case(const char *server, const struct hcase *hc)
 			return 1;
 		}
 		conn_close(&c);
-		if (conn_open(&c, server, false, hc->pdata))
+		if (conn_open(&c, server, false, hc->no_reads, hc->pdata))
 			return -1;
 	}
 	start = now_ms();
@@ -1383,7 +1430,7 @@ static int fz_reconnect(struct conn *c, const char *server, struct fuzz *f)
 
 	conn_close(c);
 	f->reconnects++;
-	while (conn_open(c, server, false, PDATA_HONEST)) {
+	while (conn_open(c, server, false, false, PDATA_HONEST)) {
 		if (now_ms() > deadline) {
 			fz_fail(f, "the server accepts no new connection");
 			return -1;
@@ -1503,7 +1550,7 @@ static int run_fuzz(const char *server, uint64_t seed, const char *label,
 	int rc = 0;
 
 	f.xid = (uint32_t)fuzz_rand(&f.rng);
-	if (conn_open(&c, server, false, PDATA_HONEST)) {
+	if (conn_open(&c, server, false, false, PDATA_HONEST)) {
 		printf("fuzz-live: %s: cannot connect to %s; seed %llu: FAILED\n",
 		       label, server, (unsigned long long)seed);
 		fflush(stdout);
