@@ -110,9 +110,10 @@ static void svcrdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	/*
 	 * Only a Send fills a receive buffer.  An RDMA Write with Immediate
-	 * (never used by RPC-over-RDMA; on iWARP a client sees the keys of
-	 * our RDMA Read sinks) consumes one too, and its byte_len is the
-	 * Write's length, not anything in @rc->buf.
+	 * (never used by RPC-over-RDMA; a zero-length one needs no key, and
+	 * on iWARP a client sees the keys of our RDMA Read sinks) consumes
+	 * one too, and its byte_len is the Write's length, not anything in
+	 * @rc->buf.
 	 */
 	if (unlikely(wc->opcode != IB_WC_RECV ||
 		     wc->byte_len > xp->recv_size)) {

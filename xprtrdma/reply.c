@@ -301,17 +301,18 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 
 	/*
 	 * Only a Send fills a receive buffer.  An RDMA Write with Immediate,
-	 * which RPC-over-RDMA never uses, consumes one too, through any rkey
-	 * the server holds for writing; its byte_len is the Write's length,
-	 * while the buffer still holds an earlier message.  Taken at face
-	 * value, that length would have the reply copied from far past the
-	 * buffer's end.
+	 * which RPC-over-RDMA never uses, consumes one too (a zero-length
+	 * one needs no rkey, a longer one any the server holds for
+	 * writing); its byte_len is the Write's length, while the buffer
+	 * still holds an earlier message.  Taken at face value, that length
+	 * would have the reply copied from far past the buffer's end.
 	 */
 	if (unlikely(wc->opcode != IB_WC_RECV || len > xp->inline_recv)) {
 		atomic_long_inc(&xp->stats.bad_replies);
 		trace_xprtrdma_reply_rejected(xp, 0, -EBADMSG, "non-Send");
 		pr_warn_ratelimited("xprtrdma: %s consumed a receive with a non-Send (completion opcode %d, %u bytes); reconnecting\n",
 				    xprtrdma_rep_peer(xp), wc->opcode, len);
+		xprtrdma_unowned_message(xp, wc, 0);
 		xprt_force_disconnect(xprt);
 		return;
 	}
