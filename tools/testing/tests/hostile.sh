@@ -176,9 +176,10 @@ honest_pause_release() {
 	return 1
 }
 
-# The per-case checks below run 37 times on the debug kernel, where
-# every fork and exec is slow (KASAN, lockdep): they read the gauges with
-# the shell's own read, into associative arrays, and fork only to sleep.
+# The per-case checks below run once per case (40 of them), on the debug
+# kernel too, where every fork and exec is slow (KASAN, lockdep): they
+# read the gauges with the shell's own read, into associative arrays,
+# and fork only to sleep.
 
 # gauges_read ARRAY: every gauge's value now, into the associative array
 # named ARRAY.
