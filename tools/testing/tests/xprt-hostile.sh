@@ -161,6 +161,7 @@ reply-chunk-too-long      r ok|EIO
 reply-chunk-foreign       f ok|EIO log
 nomsg-without-reply-chunk n ok|EIO log
 err-vers                  m EPROTONOSUPPORT|EIO log:ERR_VERS,once
+err-vers-foreign          m EPROTONOSUPPORT|EIO log:ERR_VERS,once
 err-vers-inverted         m EPROTONOSUPPORT|EIO|ok
 err-chunk                 m EIO log:ERR_CHUNK,once
 err-unknown               m EIO|EPROTONOSUPPORT|ok
@@ -322,46 +323,94 @@ hs_outcome() {
 	fi
 }
 
+# hs_nap SECONDS: sleep without a fork.  On the debug kernel under TCG a
+# fork and exec take a second or more, so a poll loop built of sleep(1),
+# grep(1) or date(1) samples far more slowly than it says; these loops
+# use bash builtins only.
+hs_nap() {
+	read -r -t "$1" <>/tmp/hs.nap || :
+}
+
+# hs_stack PID: the kernel stack of PID, in HS_STACK on one line, read
+# with builtins only.
+hs_stack() {
+	HS_STACK=""
+	read -r -d '' HS_STACK <"/proc/$1/stack" 2>/dev/null || :
+	HS_STACK=${HS_STACK//$'\n'/ }
+}
+
+# The reader loop of hs_stall: O_DIRECT reads of argv[1] in a thread
+# until /tmp/hs.stop exists (or 2000 reads); the main thread prints one
+# line once no read has finished for argv[2] seconds or ten times the
+# mean of the last 16 reads, whichever is longer, then waits for the
+# stop.  One process, so that the moment of the stall is measured, not
+# the cost of a fork per read.
+HS_READ_LOOP='import mmap, os, sys, threading, time
+path, quiet = sys.argv[1], float(sys.argv[2])
+state = {"n": 0, "last": time.monotonic(), "took": []}
+def reader():
+    # 512 bytes, as dd(1) reads by default: an inline READ, no chunk.
+    buf = memoryview(mmap.mmap(-1, 4096))[:512]
+    while state["n"] < 2000 and not os.path.exists("/tmp/hs.stop"):
+        t0 = time.monotonic()
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
+        try:
+            os.preadv(fd, [buf], 0)
+        finally:
+            os.close(fd)
+        state["last"] = time.monotonic()
+        state["took"] = (state["took"] + [state["last"] - t0])[-16:]
+        state["n"] += 1
+def limit():
+    took = state["took"]
+    return max(quiet, 10 * sum(took) / len(took)) if took else 30
+t = threading.Thread(target=reader, daemon=True)
+t.start()
+while time.monotonic() - state["last"] < limit() and t.is_alive():
+    time.sleep(0.05)
+if t.is_alive():
+    print("reads stalled after %d of them (none for %.2f s; the last %d took %.3f s on average)" %
+          (state["n"], time.monotonic() - state["last"], len(state["took"]),
+           sum(state["took"]) / max(1, len(state["took"]))), flush=True)
+else:
+    print("reads ended, never stalled, after %d of them" % state["n"], flush=True)
+sys.stdout.close()
+while t.is_alive() and not os.path.exists("/tmp/hs.stop"):
+    time.sleep(0.1)
+t.join()'
+
+# hs_stall NAME: the cued call (the case starves the connection once it
+# has answered it), then uncached reads in a loop (its pid in HS_LOOP;
+# /tmp/hs.stop ends it) until none has finished for 1.5 s, or for ten
+# times the recent reads' mean if that is longer: our Sends have stalled
+# behind the server's missing receives.  A read takes milliseconds here
+# (about 130 ms on the debug kernel) while the receives last, so a pause
+# that long is the stall.  It must not take longer to see, and it is not
+# scaled for slow kernels: the stall lasts only until the fabric's
+# transport retry limit fails the QP (about 5 s after the last read on
+# 6.12's rxe and on the debug kernel's), and everything the callers do
+# inside it must fit before that.  Waiting for 3 s, one case in three on
+# 6.12 saw the QP fail, and its call complete on a new connection, before
+# its kill.  Returns 1 if the reads never stalled.
+hs_stall() {
+	local name=$1 line=""
+	timeout 55 cat "$MNT/HOSTILE-$name" >/dev/null 2>/tmp/hs.err || return 1
+	rm -f /tmp/hs.stop /tmp/hs.stall
+	[ -p /tmp/hs.nap ] || mkfifo /tmp/hs.nap || return 1
+	mkfifo /tmp/hs.stall || return 1
+	python3 -c "$HS_READ_LOOP" "$MNT/HOSTILE-$name" 1.5 >/tmp/hs.stall &
+	HS_LOOP=$!
+	read -r -t 300 line </tmp/hs.stall
+	log "$name: ${line:-no word from the reader loop in 300 s}"
+	[[ $line == "reads stalled"* ]]
+}
+
 # hs_starve NAME: the k selector.  Succeeds if the killed listing was gone
 # within 50 s after its Reply chunk's fence waited out the stall; returns
 # 124 if it was not gone, 2 if the kill never had to wait.
 # /tmp/hs.killed gets the time of the kill.
-# hs_stall NAME: the cued call (the case starves the connection once it
-# has answered it), then uncached reads in a loop (its pid in HS_LOOP;
-# /tmp/hs.stop ends it) until none has finished for 1.5 s (scaled): our
-# Sends have stalled behind the server's missing receives.  A read takes
-# milliseconds here while the receives last, so a pause that long is the
-# stall.  It must not take longer to see, polled every half second: the
-# stall lasts only until the fabric's transport retry limit fails the QP
-# (about 5 s after the last read on 6.12's rxe), and everything the
-# callers do inside it must fit before that.  Waiting for 3 s, one case
-# in three on 6.12 saw the QP fail, and its call complete on a new
-# connection, before its kill.
-hs_stall() {
-	local name=$1 i last=-1 still=0 n=0 quiet=$((3 * ${TIME_SCALE:-1}))
-	timeout 55 cat "$MNT/HOSTILE-$name" >/dev/null 2>/tmp/hs.err || return 1
-	: >/tmp/hs.progress
-	rm -f /tmp/hs.stop
-	(
-		for ((i = 0; i < 2000; i++)); do
-			dd if="$MNT/HOSTILE-$name" of=/dev/null iflag=direct \
-				status=none 2>/dev/null
-			echo "$i" >>/tmp/hs.progress
-			[ -e /tmp/hs.stop ] && break
-		done
-	) &
-	HS_LOOP=$!
-	for ((i = 0; i < 120 && still < quiet; i++)); do
-		sleep 0.5
-		n=$(wc -l </tmp/hs.progress)
-		if [ "$n" = "$last" ]; then still=$((still + 1)); else still=0; fi
-		last=$n
-	done
-	log "$name: reads stalled after $n of them"
-}
-
 hs_starve() {
-	local name=$1 loop ls i stack now deadline
+	local name=$1 loop ls i stack="" killed deadline
 	date +%s.%N >/tmp/hs.killed
 	# The directory opened now, its listing read on cue: no lookup or
 	# revalidation stands between the cue and the READDIR.
@@ -372,42 +421,49 @@ fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
 open(sys.argv[2]).read()
 os.listdir(fd)' "$HS_KMNT/dir-$name" /tmp/hs.go &
 	ls=$!
-	hs_stall "$name" || return 1
+	if ! hs_stall "$name"; then
+		touch /tmp/hs.stop
+		echo go >/tmp/hs.go
+		return 1
+	fi
 	loop=$HS_LOOP
 	echo go >/tmp/hs.go
-	# Kill soon after the READDIR waits in the RPC layer (half a second
-	# more, scaled, for it to be sent and its chunk registered), not after
-	# a fixed pause that could outlast the stall.
+	# Kill soon after the READDIR sleeps in the RPC layer, sent (its chunk
+	# registered and its Send posted in the task's own context before it
+	# sleeps for the reply), not after a fixed pause that could outlast
+	# the stall.
 	for ((i = 0; i < 30 * ${TIME_SCALE:-1}; i++)); do
-		grep -q rpc /proc/"$ls"/stack 2>/dev/null && break
-		sleep 0.1
+		hs_stack "$ls"
+		[[ $HS_STACK == *rpc_wait_bit_killable* ]] && break
+		hs_nap 0.1
 	done
-	sleep "$(echo "0.5 * ${TIME_SCALE:-1}" | bc)"
-	log "$name: the listing waits in: $(head -12 /proc/"$ls"/stack 2>/dev/null | tr '\n' ' ')"
+	hs_nap 0.2
+	hs_stack "$ls"
+	log "$name: the listing waits in: $HS_STACK"
 	kill -9 "$ls"
-	date +%s.%N >/tmp/hs.killed
+	killed=$EPOCHREALTIME
+	echo "$killed" >/tmp/hs.killed
 	# Where the killed task waits, sampled every tenth of a second until
 	# it is gone or 50 s have passed: on 6.12's rxe the QP's retry limit
 	# can end the stall, and with it the fence's wait, within a second of
 	# the kill, so one look a second later can miss a wait that happened.
-	deadline=$(echo "$(cat /tmp/hs.killed) + 50" | bc)
-	stack=""
-	while kill -0 "$ls" 2>/dev/null &&
-		(($(echo "$(date +%s.%N) < $deadline" | bc))); do
-		now=$(head -12 /proc/"$ls"/stack 2>/dev/null | tr '\n' ' ')
-		if [ -z "$stack" ] && [[ $now == *xprtrdma_invalidate* ]]; then
-			stack=$now
+	deadline=$((${killed/./} + 50000000))
+	while kill -0 "$ls" 2>/dev/null && ((${EPOCHREALTIME/./} < deadline)); do
+		hs_stack "$ls"
+		if [ -z "$stack" ] && [[ $HS_STACK == *xprtrdma_invalidate* ]]; then
+			stack=$HS_STACK
 			log "$name: after the kill it waits in: $stack"
 		fi
-		sleep 0.1
+		hs_nap 0.1
 	done
 	touch /tmp/hs.stop
 	if kill -0 "$ls" 2>/dev/null; then
-		log "$name: the killed listing is still there: $(head -5 /proc/"$ls"/stack 2>/dev/null | tr '\n' ' ')"
+		hs_stack "$ls"
+		log "$name: the killed listing is still there: $HS_STACK"
 		kill -9 "$loop"
 		return 124
 	fi
-	log "$name: the killed listing was gone after $(echo "$(date +%s.%N) - $(cat /tmp/hs.killed)" | bc) s"
+	log "$name: the killed listing was gone after $(echo "$EPOCHREALTIME - $killed" | bc) s"
 	timeout 120 tail --pid="$loop" -f /dev/null
 	kill -9 "$loop" 2>/dev/null
 	[[ $stack == *xprtrdma_invalidate* ]] ||
@@ -425,11 +481,14 @@ os.listdir(fd)' "$HS_KMNT/dir-$name" /tmp/hs.go &
 hs_starve_inline() {
 	local name=$1 loop st i rc
 	date +%s.%N >/tmp/hs.killed
-	hs_stall "$name" || return 1
+	if ! hs_stall "$name"; then
+		touch /tmp/hs.stop
+		return 1
+	fi
 	loop=$HS_LOOP
 	stat "$MNT/killed-$name" >/dev/null 2>&1 &
 	st=$!
-	sleep 2
+	hs_nap 2
 	kill -9 "$st"
 	date +%s.%N >/tmp/hs.killed
 	# Polled, not waited for: a call stuck in an uninterruptible wait
@@ -438,10 +497,11 @@ hs_starve_inline() {
 	st=$!
 	for ((i = 0; i < 500; i++)); do
 		kill -0 "$st" 2>/dev/null || break
-		sleep 0.2
+		hs_nap 0.2
 	done
 	if kill -0 "$st" 2>/dev/null; then
-		log "$name: the next call still waits in: $(head -8 /proc/"$st"/stack 2>/dev/null | tr '\n' ' ')"
+		hs_stack "$st"
+		log "$name: the next call still waits in: $HS_STACK"
 		rc=124
 	elif wait "$st"; then
 		echo "stat done" >/tmp/hs.got
@@ -897,7 +957,7 @@ hs_cases_run() {
 		# such a reply as garbage before it fails the call.
 		tap="hostile-server-$name"
 		case $name in
-		err-vers | err-chunk) tap="$tap (dropin: RDMA_ERROR fails the call at once)" ;;
+		err-vers | err-vers-foreign | err-chunk) tap="$tap (dropin: RDMA_ERROR fails the call at once)" ;;
 		esac
 		subtest "$tap" hs_case "$name" "$sel" "$allowed" "$must" || rc=1
 	done <<<"$HS_CASES"
