@@ -296,7 +296,7 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 	u32 len = wc->byte_len, ilen = 0;
 	const char *reason;
 	void *inl = NULL;
-	bool waited = false, keep_stage;
+	bool waited = false, keep_stage, foreign;
 	int ret, copied, chunk = 0;
 
 	/*
@@ -318,6 +318,17 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 	}
 
 	ret = nfsrdma_wire_decode(hdr, rep->buf, len);
+	/*
+	 * A server that speaks only later versions may answer in its own:
+	 * RFC 8166 fixes an ERR_VERS reply's layout across versions, and the
+	 * codec has parsed it.  It is the server's answer to the call, not a
+	 * malformed message; only its credit field is another version's.
+	 */
+	foreign = ret == -EPROTONOSUPPORT &&
+		  hdr->proc == NFSRDMA_WIRE_PROC_ERROR &&
+		  hdr->err == NFSRDMA_WIRE_ERR_VERS;
+	if (foreign)
+		ret = 0;
 	if (len < NFSRDMA_WIRE_PREFIX_SIZE) {
 		atomic_long_inc(&xp->stats.bad_replies);
 		trace_xprtrdma_reply_rejected(xp, 0, -EBADMSG, "too short");
@@ -354,7 +365,7 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 		}
 		ret = nfsrdma_wire_check_inline(hdr, ilen,
 						NFSRDMA_WIRE_DIR_REPLY);
-		if (!ret)
+		if (!ret && !foreign)
 			xprtrdma_update_credits(xp, hdr->credits);
 	}
 

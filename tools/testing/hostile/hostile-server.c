@@ -1169,6 +1169,21 @@ static void c_err_vers(struct hs_act *a)
 	}
 }
 
+/*
+ * ERR_VERS 2..2 as a server speaking only version 2 may send it: in its
+ * own version, with the layout RFC 8166 fixes for every version.
+ */
+static void c_err_vers_foreign(struct hs_act *a)
+{
+	struct raw m = { .len = 0 };
+
+	put_fixed(&m, a, 2, NFSRDMA_WIRE_PROC_ERROR);
+	put(&m, NFSRDMA_WIRE_ERR_VERS);
+	put(&m, 2);
+	put(&m, 2);
+	send_raw(a, &m, NULL, 0);
+}
+
 static void c_err_vers_inverted(struct hs_act *a)
 {
 	struct raw m = { .len = 0 };
@@ -1808,6 +1823,7 @@ static const struct hs_case cases[] = {
 	{ "reply-chunk-foreign", "RDMA_NOMSG naming an rkey never offered", SEL_MREPLY, true, c_reply_chunk_foreign },
 	{ "nomsg-without-reply-chunk", "RDMA_NOMSG, no Reply chunk offered", SEL_PLAIN, true, c_nomsg_without_reply_chunk },
 	{ "err-vers", "ERR_VERS 2..3", SEL_MARKER, false, c_err_vers },
+	{ "err-vers-foreign", "ERR_VERS 2..2 in version 2", SEL_MARKER, false, c_err_vers_foreign },
 	{ "err-vers-inverted", "ERR_VERS 3..2", SEL_MARKER, false, c_err_vers_inverted },
 	{ "err-chunk", "ERR_CHUNK", SEL_MARKER, false, c_err_chunk },
 	{ "err-unknown", "RDMA_ERROR code 99", SEL_MARKER, false, c_err_unknown },
