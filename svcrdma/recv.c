@@ -13,7 +13,9 @@
  * pulled there directly with RDMA Read, at the place the chunk's
  * position says, followed by its XDR padding and the rest of the inline
  * message.  An RDMA_NOMSG call's body is placed the same way, pulled in
- * pieces from its Position-zero chunk instead of copied.
+ * pieces from its Position-zero chunk instead of copied.  The Reads go
+ * out as one chain, or in turns when they would take more than half the
+ * send queue or more MRs than the QP's pool has free.
  */
 
 #include <linux/slab.h>
@@ -290,8 +292,94 @@ static void svcrdma_stream_write(struct page **pages, u32 off,
 }
 
 /*
+ * Post the Reads queued in @set, wait for them, and empty it for the next
+ * turn of the same call.
+ */
+static int svcrdma_read_turn(struct svcrdma_xprt *xp,
+			     struct svcrdma_rw_set *set)
+{
+	unsigned int posted = set->posted_wrs + set->nr_wrs;
+	int ret = svcrdma_rw_read_wait(xp, set);
+
+	if (ret)
+		return ret;
+	svcrdma_stat_inc(SVCRDMA_STAT_READ_TURNS);
+	/* Its completion handler has run: the set may start over. */
+	svcrdma_rw_release(xp, set);
+	svcrdma_rw_init(set, DMA_FROM_DEVICE);
+	set->posted_wrs = posted;
+	return 0;
+}
+
+/* The connection is going away: a wait for its resources is over. */
+static bool svcrdma_closing(struct svcrdma_xprt *xp)
+{
+	return test_bit(XPT_CLOSE, &xp->xprt.xpt_flags) ||
+	       svc_xprt_is_dead(&xp->xprt);
+}
+
+/*
+ * Queue the RDMA Read of one segment, posting what is queued first when
+ * it must.  A set's chain may take at most half the send queue, so that
+ * a chunk of many segments is read in turns instead of being refused.
+ * And where Reads need MRs (iWARP always; rdma_rw decides), every Read
+ * context takes them from the QP's pool, which holds enough for one
+ * full data chunk per credit: a chunk of small segments (one a page, as
+ * clients that register page by page send them) can ask for more, and
+ * concurrent calls share it.  When the pool is dry (rdma_rw_ctx_init()
+ * says -EAGAIN), the Reads queued so far are posted and waited for,
+ * which returns their MRs.  With none queued, other calls hold the pool:
+ * try again whenever a set is released, and at least every tenth of a
+ * second (a context that failed part way hands its MRs back without a
+ * release), until the stall timeout says the connection is stuck.
+ * Returns 0 or a negative errno.
+ */
+static int svcrdma_read_add(struct svcrdma_xprt *xp,
+			    struct svcrdma_rw_set *set,
+			    const struct xdr_buf *stream, u32 off, u32 len,
+			    u32 rkey, u64 raddr)
+{
+	unsigned long since = 0;
+	bool waited = false;
+	int seen, ret;
+
+	for (;;) {
+		seen = atomic_read(&xp->rw_releases);
+		ret = svcrdma_rw_add(xp, set, stream, off, len, rkey, raddr);
+		if (ret != -EAGAIN) {
+			if (ret || set->nr_wrs < xp->sq_depth / 2)
+				return ret;
+			return svcrdma_read_turn(xp, set);
+		}
+		if (set->nr_wrs) {
+			ret = svcrdma_read_turn(xp, set);
+			if (ret)
+				return ret;
+			continue;
+		}
+		if (!waited) {
+			waited = true;
+			since = jiffies;
+			svcrdma_stat_inc(SVCRDMA_STAT_MR_POOL_WAITS);
+		} else if (time_after(jiffies,
+				      since + svcrdma_stall_timeout * HZ)) {
+			pr_warn_ratelimited("svcrdma: no MR for an RDMA Read from %s in %u s; closing the connection\n",
+					    xp->xprt.xpt_remotebuf,
+					    svcrdma_stall_timeout);
+			return -ENOTCONN;
+		}
+		if (svcrdma_closing(xp))
+			return -ENOTCONN;
+		wait_event_timeout(xp->sq_wait,
+				   atomic_read(&xp->rw_releases) != seen ||
+				   svcrdma_closing(xp), HZ / 10);
+	}
+}
+
+/*
  * Walk the segments of the Read chunk starting at hdr->read[*idx], landing
- * at byte @off of the stream, and (with @set) queue their RDMA Reads.
+ * at byte @off of the stream, and (with @set) read them: queued, or
+ * posted in turns (svcrdma_read_add()).
  * Advances *idx past the chunk and returns the chunk's length, or a
  * negative errno.
  */
@@ -314,9 +402,9 @@ static long svcrdma_read_chunk(struct svcrdma_xprt *xp,
 		if (seg->length > limit || off + total > limit - seg->length)
 			return -E2BIG;
 		if (set) {
-			ret = svcrdma_rw_add(xp, set, stream, off + total,
-					     seg->length, seg->handle,
-					     seg->offset);
+			ret = svcrdma_read_add(xp, set, stream, off + total,
+					       seg->length, seg->handle,
+					       seg->offset);
 			if (ret)
 				return ret;
 		}
@@ -349,8 +437,8 @@ static int svcrdma_read_p0_range(struct svcrdma_xprt *xp,
 			continue;
 		}
 		n = min(len, seg->length - from);
-		ret = svcrdma_rw_add(xp, set, stream, off, n, seg->handle,
-				     seg->offset + from);
+		ret = svcrdma_read_add(xp, set, stream, off, n, seg->handle,
+				       seg->offset + from);
 		if (ret)
 			return ret;
 		off += n;
@@ -384,7 +472,8 @@ static int svcrdma_place_body(struct svc_rqst *rqstp, struct svcrdma_xprt *xp,
 /*
  * Lay the call's XDR stream out in rqstp->rq_pages.  Without @set this
  * copies the inline pieces (and the pads the chunks omit) into place;
- * with @set it only queues the RDMA Reads that fill the gaps.  Both walks
+ * with @set it only reads what fills the gaps (svcrdma_read_add()
+ * queues the RDMA Reads, and may post some in turns).  Both walks
  * take the same path, so the offsets agree, and the pages are DMA-mapped
  * for the Reads only after the CPU has finished writing them.
  *
@@ -538,13 +627,15 @@ static int svcrdma_build_call(struct svc_rqst *rqstp, struct svcrdma_xprt *xp,
 		if (ret < 0)
 			goto out;
 	}
-	if (set->nr_wrs) {
-		ret = svcrdma_rw_read_wait(xp, set);
-		if (ret)	/* -E2BIG: too many segments, ERR_CHUNK */
+	/* The last turn's Reads, if svcrdma_read_add() left any. */
+	if (set->nr_wrs || set->posted_wrs) {
+		/* -E2BIG: one segment needs more than the send queue. */
+		ret = set->nr_wrs ? svcrdma_rw_read_wait(xp, set) : 0;
+		if (ret)
 			goto out;
 		svcrdma_count_reads(hdr);
 		trace_svcrdma_read_chunks(xp, hdr->xid, hdr->nr_read,
-					  set->nr_wrs, out);
+					  set->posted_wrs + set->nr_wrs, out);
 	}
 
 	arg->head[0].iov_base = page_address(rqstp->rq_pages[0]);
@@ -589,7 +680,7 @@ static bool svcrdma_is_bc_reply(const struct svcrdma_recv_ctxt *rc)
  * ERR_CHUNK) and the call is dropped; the connection stays up.
  *
  * Context: nfsd thread holding XPT_BUSY on the transport; may sleep
- * (waits for RDMA Reads).
+ * (waits for RDMA Reads, and for MRs to read with).
  *
  * Return: length of the call in rqstp->rq_arg, or 0 if there was nothing
  * to hand over or the connection already holds its share of threads.

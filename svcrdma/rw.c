@@ -45,6 +45,7 @@ void svcrdma_rw_init(struct svcrdma_rw_set *set, enum dma_data_direction dir)
 	set->dir = dir;
 	set->status = IB_WC_SUCCESS;
 	set->pinned = false;
+	set->posted_wrs = 0;
 	init_completion(&set->done);
 }
 
@@ -283,7 +284,9 @@ unsigned int svcrdma_rw_pin(struct svcrdma_rw_set *set)
  *	were found lost behind a completed flush marker, or were drained
  *	before the QP is destroyed
  *
- * Drops the page references svcrdma_rw_pin() took, if it did.
+ * Drops the page references svcrdma_rw_pin() took, if it did.  The
+ * contexts' MRs go back to the QP's pool: a Read waiting for one is
+ * woken.
  *
  * Context: process (an nfsd thread, the send CQ's work item, or
  * xpo_free).
@@ -291,6 +294,7 @@ unsigned int svcrdma_rw_pin(struct svcrdma_rw_set *set)
 void svcrdma_rw_release(struct svcrdma_xprt *xp, struct svcrdma_rw_set *set)
 {
 	struct svcrdma_rw_op *op, *next;
+	bool freed = !list_empty(&set->ops);
 	struct scatterlist *sg;
 	unsigned int i;
 
@@ -303,6 +307,10 @@ void svcrdma_rw_release(struct svcrdma_xprt *xp, struct svcrdma_rw_set *set)
 				put_page(sg_page(sg));
 		svcrdma_mem_sub(op->size);
 		kfree(op);
+	}
+	if (freed) {
+		atomic_inc(&xp->rw_releases);
+		wake_up(&xp->sq_wait);
 	}
 	set->nr_wrs = 0;
 	set->pinned = false;

@@ -77,6 +77,8 @@ enum svcrdma_stat {
 	SVCRDMA_STAT_REQUESTS_REFUSED,
 	SVCRDMA_STAT_RELISTENS,
 	SVCRDMA_STAT_WRITE_WAITS,
+	SVCRDMA_STAT_READ_TURNS,
+	SVCRDMA_STAT_MR_POOL_WAITS,
 	/* gauges from here on */
 	SVCRDMA_STAT_REQUESTS_PENDING,
 	SVCRDMA_STAT_CONNS_ACTIVE,
@@ -129,7 +131,10 @@ enum svcrdma_stat {
  * @sends: every send context, for teardown
  * @sq_depth: send queue slots in all; a chain needing more is refused
  * @sq_avail: send queue slots not in use
- * @sq_wait: threads waiting for send queue slots
+ * @sq_wait: threads waiting for send queue slots, or for rdma_rw
+ *	contexts to come back (@rw_releases)
+ * @rw_releases: sets of RDMA operations released, so that a Read that
+ *	found the QP's MR pool dry knows when to try again
  * @post_sem: read-held around every ib_post_send() on @qp, write-held
  *	while the flush marker is posted, so that it follows them all
  * @marker_cqe: completion entry of the flush marker
@@ -187,6 +192,7 @@ struct svcrdma_xprt {
 	u32			sq_depth;
 	atomic_t		sq_avail;
 	wait_queue_head_t	sq_wait;
+	atomic_t		rw_releases;
 	struct rw_semaphore	post_sem;
 	struct ib_cqe		marker_cqe;
 	spinlock_t		held_lock;
@@ -218,6 +224,8 @@ struct svcrdma_payload {
  * @status: its work completion status
  * @pinned: svcrdma_rw_pin() took a page reference per scatter entry,
  *	which svcrdma_rw_release() drops
+ * @posted_wrs: a Read set's work requests in chains of the same call
+ *	already posted and completed (see svcrdma_read_add())
  */
 struct svcrdma_rw_set {
 	struct list_head	ops;
@@ -227,6 +235,7 @@ struct svcrdma_rw_set {
 	struct completion	done;
 	enum ib_wc_status	status;
 	bool			pinned;
+	unsigned int		posted_wrs;
 };
 
 /**

@@ -125,7 +125,8 @@ static void svcrdma_zlw_init(struct ib_rdma_wr *wr, struct ib_cqe *cqe)
  * the completion late, so a let-go context is not reused and every
  * context outlives the CQs (svcrdma_free()); a receive context's Read
  * set is reset for its next call only after a Receive completes on it,
- * which cannot happen on a QP in Error.
+ * which cannot happen on a QP in Error, and within a call, between two
+ * turns of its Reads, only after the first turn's completion has run.
  */
 static void svcrdma_marker_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -313,9 +314,10 @@ bool svcrdma_wait_wr(struct svcrdma_xprt *xp, struct completion *done,
  * Context: nfsd thread; may sleep until completions free enough slots,
  * at most until the send queue is found stalled and stopped.
  *
- * Return: 0, -E2BIG if @n exceeds the whole send queue (a chunk list
- * cut into more pieces than we can ever post at once), or -ENOTCONN if
- * the transport is closing.
+ * Return: 0, -E2BIG if @n exceeds the whole send queue (a reply's
+ * chunks cut into more pieces than we can ever post at once, or one
+ * Read segment that needs more), or -ENOTCONN if the transport is
+ * closing.
  */
 int svcrdma_sq_get(struct svcrdma_xprt *xp, unsigned int n)
 {

@@ -41,7 +41,9 @@
  *       -j: in JOBS processes at once (see run_fuzz_jobs())
  *   -D: print the bytes nomsg-data-chunk writes to the file "p0-target"
  *       at the root of the server's NFSv4 export (which must exist and
- *       be writable by root), and exit
+ *       be writable by root), and exit; read-many-segs writes the same
+ *       bytes at the start of each of the first 4 8 KiB blocks of
+ *       "p0-many" (which must exist too)
  * Exit status: 0 when every case passed, 1 otherwise, 2 on usage or
  * setup errors, or when a -S wait failed or was aborted.
  */
@@ -71,6 +73,12 @@
 #include "pdata.h"
 
 #define HOSTILE_BUF_SIZE	4096
+/*
+ * A message being built: up to two send slots, for read-many-segs's
+ * header (our server receives 8 KiB; a Send longer than a slot takes
+ * consecutive ones).
+ */
+#define HOSTILE_MSG_SIZE	8192
 #define HOSTILE_RECV_DEPTH	32
 #define HOSTILE_SEND_DEPTH	64
 #define HOSTILE_CREDITS		32
@@ -131,7 +139,7 @@ struct conn {
  * it will go out on, for cases whose chunks point into its pull region.
  */
 struct msg {
-	uint8_t buf[HOSTILE_BUF_SIZE];
+	uint8_t buf[HOSTILE_MSG_SIZE];
 	size_t len;
 	struct conn *conn;
 };
@@ -854,14 +862,14 @@ static void put_bytes(struct msg *m, const void *p, size_t len)
 }
 
 /*
- * An NFSv4.0 COMPOUND, AUTH_SYS as root: PUTROOTFH, LOOKUP "p0-target",
- * WRITE of HOSTILE_DATA_LEN bytes at offset 0 with the anonymous stateid,
+ * An NFSv4.0 COMPOUND, AUTH_SYS as root: PUTROOTFH, LOOKUP @name, WRITE
+ * of HOSTILE_DATA_LEN bytes at @offset with the anonymous stateid,
  * PUTROOTFH.  Ends just after the WRITE's data length word: what follows
  * (the data, its pad, the last op) is for the caller to place.
  */
-static void put_write_call(struct msg *m, uint32_t xid)
+static void put_write_call(struct msg *m, uint32_t xid, const char *name,
+			   uint64_t offset)
 {
-	static const char name[] = "p0-target";
 	unsigned int i;
 
 	put32(m, xid);
@@ -884,13 +892,13 @@ static void put_write_call(struct msg *m, uint32_t xid)
 	put32(m, 4);		/* four operations */
 	put32(m, 24);		/* PUTROOTFH */
 	put32(m, 15);		/* LOOKUP */
-	put32(m, sizeof(name) - 1);
-	put_bytes(m, name, sizeof(name) - 1);
+	put32(m, strlen(name));
+	put_bytes(m, name, strlen(name));
 	put32(m, 38);		/* WRITE */
 	for (i = 0; i < 4; i++)
 		put32(m, 0);	/* the anonymous stateid */
-	put32(m, 0);		/* offset */
-	put32(m, 0);
+	put32(m, offset >> 32);
+	put32(m, (uint32_t)offset);
 	put32(m, 2);		/* FILE_SYNC4 */
 	put32(m, HOSTILE_DATA_LEN);
 }
@@ -901,21 +909,25 @@ static void put_write_call(struct msg *m, uint32_t xid)
  * Position-zero chunk.  The message body (the WRITE up to its data length
  * word, then the last operation) is the Position-zero chunk, in two
  * segments; the data is a second Read chunk at its XDR position, without
- * its pad.  The server must splice the three back into one call.
+ * its pad, in @nsegs segments: 16 bytes each but the last, which takes
+ * the rest.  The server must splice them all back into one call.  The
+ * body lies in KiB @slot of the pull region, so that calls in flight
+ * together each have their own; the data, the same for all, 32 KiB in.
  */
-static void c_nomsg_data_chunk(struct msg *m, uint32_t xid)
+static void put_nomsg_write(struct msg *m, uint32_t xid, const char *name,
+			    uint64_t offset, unsigned int nsegs,
+			    unsigned int slot)
 {
 	struct conn *c = m->conn;
 	struct msg body = { .len = 0 };
-	uint64_t base = (uintptr_t)c->pull_buf;
-	uint32_t pos, first;
+	uint64_t base = (uintptr_t)c->pull_buf + slot * 1024;
+	uint32_t pos, first, off = 0, n;
 	size_t i;
 
-	put_write_call(&body, xid);
+	put_write_call(&body, xid, name, offset);
 	pos = body.len;
 	put32(&body, 24);	/* PUTROOTFH, after the data */
-	/* The body at the start of the pull region, the data 32 KiB in. */
-	memcpy(c->pull_buf, body.buf, body.len);
+	memcpy(c->pull_buf + slot * 1024, body.buf, body.len);
 	for (i = 0; i < HOSTILE_DATA_LEN; i++)
 		c->pull_buf[32768 + i] = data_byte(i);
 	first = (pos / 2) & ~3U;
@@ -927,12 +939,44 @@ static void c_nomsg_data_chunk(struct msg *m, uint32_t xid)
 	put32(m, 1);
 	put32(m, 0);
 	put_seg(m, c->pull_mr->rkey, body.len - first, base + first);
-	put32(m, 1);
-	put32(m, pos);
-	put_seg(m, c->pull_mr->rkey, HOSTILE_DATA_LEN, base + 32768);
+	base = (uintptr_t)c->pull_buf;
+	for (i = 0; i < nsegs; i++) {
+		n = i < nsegs - 1 ? 16 : HOSTILE_DATA_LEN - off;
+		put32(m, 1);
+		put32(m, pos);
+		put_seg(m, c->pull_mr->rkey, n, base + 32768 + off);
+		off += n;
+	}
 	put32(m, 0);		/* end of the Read list */
 	put32(m, 0);		/* Write list */
 	put32(m, 0);		/* Reply chunk */
+}
+
+static void c_nomsg_data_chunk(struct msg *m, uint32_t xid)
+{
+	put_nomsg_write(m, xid, "p0-target", 0, 1, 0);
+}
+
+/*
+ * The same WRITE with its data in HOSTILE_MANY_SEGS segments (as many as
+ * one chunk may have), as a client that registers little pieces might
+ * send it: more Read contexts than half our server's send queue takes
+ * (it then reads them in turns), and where Reads need MRs (siw), more
+ * than its QP's pool holds (one full data chunk per credit: 128).  The
+ * header is 6.2 KiB: our server receives 8 KiB.  Sent HOSTILE_MANY_COPIES
+ * times at once, each to its own 8 KiB block of "p0-many" (chosen by
+ * XID, which the copies take in sequence), so that the copies contend
+ * for the pool and a byte read into the wrong place by any of them shows.
+ */
+#define HOSTILE_MANY_SEGS	NFSRDMA_WIRE_MAX_CHUNK_SEGS
+#define HOSTILE_MANY_COPIES	4
+
+static void c_read_many_segs(struct msg *m, uint32_t xid)
+{
+	unsigned int copy = xid % HOSTILE_MANY_COPIES;
+
+	put_nomsg_write(m, xid, "p0-many", copy * 8192ULL, HOSTILE_MANY_SEGS,
+			copy);
 }
 
 /*
@@ -1034,6 +1078,9 @@ static const struct hcase cases[] = {
 	{ "nomsg-empty", "RDMA_NOMSG with no chunks", BAD, c_nomsg_empty },
 	{ "nomsg-data-chunk", "RDMA_NOMSG WRITE, data in a second Read chunk",
 	  OUT_REPLY, c_nomsg_data_chunk, .check = compound_ok },
+	{ "read-many-segs", "4 RDMA_NOMSG WRITEs, data in 260 Read segments",
+	  OUT_REPLY, c_read_many_segs, HOSTILE_MANY_COPIES,
+	  .check = compound_ok },
 	{ "nomsg-chunk-beyond", "RDMA_NOMSG, data chunk past the call's end",
 	  BAD, c_nomsg_chunk_beyond },
 	{ "error-unknown", "RDMA_ERROR with error code 9, as a call", OUT_SILENT,
@@ -1574,7 +1621,8 @@ static int run_fuzz(const char *server, uint64_t seed, const char *label,
 		hlen = m.len - fz_templates[t].body;
 		n = snprintf(h, sizeof(f.history[0]), "#%lu %s xid %08x:",
 			     f.sent, fz_templates[t].name, xid);
-		m.len = fuzz_mutate(&f.rng, m.buf, m.len, sizeof(m.buf),
+		/* Within one slot, as before messages could grow past it. */
+		m.len = fuzz_mutate(&f.rng, m.buf, m.len, HOSTILE_BUF_SIZE,
 				    hlen + 8, h + n, sizeof(f.history[0]) - n);
 		if (verbose)
 			fprintf(stderr, "%s\n", h);

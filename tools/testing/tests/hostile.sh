@@ -2,9 +2,10 @@
 #
 # A hostile client (tools/testing/hostile) throws malformed RPC-over-RDMA
 # messages at the server while an honest client keeps verified I/O going
-# on an NFS mount of the same server.  One well-formed but rare message
-# goes with them: an RDMA_NOMSG WRITE whose data is a Read chunk beside
-# the Position-zero chunk, whose bytes are then read back and compared.  Every hostile case must get the
+# on an NFS mount of the same server.  Well-formed but rare messages go
+# with them: an RDMA_NOMSG WRITE whose data is a Read chunk beside the
+# Position-zero chunk, and four at once whose data chunks have 260
+# segments each; their bytes are then read back and compared.  Every hostile case must get the
 # protocol's error reply or a closed connection, the honest I/O must finish
 # and verify, and (through the harness) neither kernel may splat.  On our
 # server the counters must show the ERR_VERS, ERR_CHUNK and closes it
@@ -80,6 +81,7 @@ hostile_run() {
 	nfs_client_prepare || return 1
 	nfs_mount 4.1 || return 1
 	: >"$MNT/p0-target" && chmod 666 "$MNT/p0-target" || rc=1
+	: >"$MNT/p0-many" && chmod 666 "$MNT/p0-many" || rc=1
 	honest_io "$MNT/honest" &
 	pid=$!
 	# The server first reads its gauges with only the honest mount, idle.
@@ -97,7 +99,8 @@ hostile_run() {
 	wait "$pid" || { fail "honest client I/O failed during the attack"; rc=1; }
 	rm -rf "$MNT/honest"
 	p0_target_written || rc=1
-	rm -f "$MNT/p0-target"
+	p0_many_written || rc=1
+	rm -f "$MNT/p0-target" "$MNT/p0-many"
 	nfs_umount || rc=1
 	return $rc
 }
@@ -176,7 +179,7 @@ honest_pause_release() {
 	return 1
 }
 
-# The per-case checks below run once per case (40 of them), on the debug
+# The per-case checks below run once per case (41 of them), on the debug
 # kernel too, where every fork and exec is slow (KASAN, lockdep): they
 # read the gauges with the shell's own read, into associative arrays,
 # and fork only to sleep.
@@ -376,7 +379,7 @@ test_server() {
 	if svc_stats_on; then
 		subtest svcrdma-error-counters svc_stats_rose "$IDLE" \
 			err_vers_sent err_chunk_sent bad_input_closes \
-			connections_accepted calls_received || rc=1
+			connections_accepted calls_received read_turns || rc=1
 		subtest svcrdma-idle-after-attack svc_idle_again "$IDLE" "$IDLE_SECONDS" || rc=1
 		subtest svcrdma-tracepoints trace_check || rc=1
 	fi
