@@ -334,8 +334,7 @@ link_counts() {
 # when the emulator stops taking a guest's frames, that says within a
 # second when (lib/run.sh link_tx_frozen_at), where the rows alone leave
 # ten; a transport with a 268 ms RC timeout gives up on its peer about two
-# seconds in.  The second's wait is a read timing out on a FIFO nobody
-# writes, so the sampling forks nothing.
+# seconds in.  The second's wait is a nap, so the sampling forks nothing.
 #
 # With each row, the uptime alone is written over one of six files,
 # /results/ROLE-clock.0 to .5 in turn: the host stamps a file's mtime with
@@ -346,21 +345,11 @@ link_counts() {
 # Builtins only: no fork between the read and the write.
 link_watch() {
 	local q=/sys/class/net/eth0/queues/tx-0/byte_queue_limits/inflight inflight udp qd
-	local tick=/run/nfsrdma/link-tick tx last='' moved='?' n=0 fd up
+	local tx last='' moved='?' n=0 up
 	[ "$TOPOLOGY" = 2vm ] || return 0
-	mkdir -p /run/nfsrdma && mkfifo "$tick" 2>/dev/null
 	(
-		# Without the FIFO, sleep: the rows matter more than the fork.
-		exec {fd}<>"$tick" 2>/dev/null || fd=
 		while :; do
-			# Anything but the timeout (status above 128) would make
-			# this loop spin: sleep instead.
-			if [ -n "$fd" ]; then
-				read -rt 1 -u "$fd" _
-				(($? > 128)) || sleep 1
-			else
-				sleep 1
-			fi
+			nap 1
 			read -r tx 2>/dev/null </sys/class/net/eth0/statistics/tx_packets || tx='?'
 			[ "$tx" = "$last" ] || { last=$tx; read -r moved _ </proc/uptime; }
 			(((n += 1) % 10)) && continue
@@ -377,6 +366,22 @@ link_watch() {
 			echo "$up $(link_counts eth0) tx_inflight $inflight qdisc_drops ${qd:-?} $udp tx_seen $last tx_moved_at $moved"
 		done >>"/results/$role-link.txt" 2>/dev/null
 	) &
+}
+
+# nap SECONDS: sleep without a fork.  On the debug kernel under TCG a fork
+# and exec take a second or more, so a poll loop built of sleep(1), grep(1)
+# or date(1) samples far more slowly than it says.  The wait is a read
+# timing out on the FIFO guest_prepare made, which nobody writes (opened
+# read-write, so the open does not block).  Without that FIFO, or if the
+# read ends any other way than by its timeout (status above 128), it
+# sleeps instead, so that a caller's loop cannot spin.
+NAP_FIFO=/run/nfsrdma/nap
+nap() {
+	if [ -p "$NAP_FIFO" ]; then
+		read -r -t "$1" _ 2>/dev/null <>"$NAP_FIFO"
+		(($? > 128)) && return 0
+	fi
+	sleep "$1"
 }
 
 # qdisc_drops DEV: packets DEV's root queueing discipline has dropped
@@ -407,6 +412,7 @@ guest_prepare() {
 	# fails the test on the report.
 	sysctl -qw kernel.hung_task_timeout_secs=60
 	sysctl -qw kernel.panic_on_oops=1
+	[ -p "$NAP_FIFO" ] || { mkdir -p "${NAP_FIFO%/*}" && mkfifo "$NAP_FIFO"; }
 	log "guest $1: kernel $(uname -r), test $TEST ($TOPOLOGY, client=$CLIENT_TRANSPORT server=$SERVER_TRANSPORT)"
 	if [ "${KERNEL:-debian}" = debug ]; then
 		debug_prepare || return 1

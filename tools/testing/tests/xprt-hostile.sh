@@ -323,16 +323,11 @@ hs_outcome() {
 	fi
 }
 
-# hs_nap SECONDS: sleep without a fork.  On the debug kernel under TCG a
-# fork and exec take a second or more, so a poll loop built of sleep(1),
-# grep(1) or date(1) samples far more slowly than it says; these loops
-# use bash builtins only.
-hs_nap() {
-	read -r -t "$1" <>/tmp/hs.nap || :
-}
-
 # hs_stack PID: the kernel stack of PID, in HS_STACK on one line, read
-# with builtins only.
+# with builtins only.  The k and g selectors' poll loops fork nothing
+# either (they use this, kill -0, nap from guest/lib.sh and EPOCHREALTIME):
+# on the debug kernel under TCG a fork takes a second or more, and all
+# they do must fit inside the stall of about 5 s (hs_stall).
 hs_stack() {
 	HS_STACK=""
 	read -r -d '' HS_STACK <"/proc/$1/stack" 2>/dev/null || :
@@ -396,7 +391,6 @@ hs_stall() {
 	local name=$1 line=""
 	timeout 55 cat "$MNT/HOSTILE-$name" >/dev/null 2>/tmp/hs.err || return 1
 	rm -f /tmp/hs.stop /tmp/hs.stall
-	[ -p /tmp/hs.nap ] || mkfifo /tmp/hs.nap || return 1
 	mkfifo /tmp/hs.stall || return 1
 	python3 -c "$HS_READ_LOOP" "$MNT/HOSTILE-$name" 1.5 >/tmp/hs.stall &
 	HS_LOOP=$!
@@ -435,9 +429,9 @@ os.listdir(fd)' "$HS_KMNT/dir-$name" /tmp/hs.go &
 	for ((i = 0; i < 30 * ${TIME_SCALE:-1}; i++)); do
 		hs_stack "$ls"
 		[[ $HS_STACK == *rpc_wait_bit_killable* ]] && break
-		hs_nap 0.1
+		nap 0.1
 	done
-	hs_nap 0.2
+	nap 0.2
 	hs_stack "$ls"
 	log "$name: the listing waits in: $HS_STACK"
 	kill -9 "$ls"
@@ -454,7 +448,7 @@ os.listdir(fd)' "$HS_KMNT/dir-$name" /tmp/hs.go &
 			stack=$HS_STACK
 			log "$name: after the kill it waits in: $stack"
 		fi
-		hs_nap 0.1
+		nap 0.1
 	done
 	touch /tmp/hs.stop
 	if kill -0 "$ls" 2>/dev/null; then
@@ -488,7 +482,7 @@ hs_starve_inline() {
 	loop=$HS_LOOP
 	stat "$MNT/killed-$name" >/dev/null 2>&1 &
 	st=$!
-	hs_nap 2
+	nap 2
 	kill -9 "$st"
 	date +%s.%N >/tmp/hs.killed
 	# Polled, not waited for: a call stuck in an uninterruptible wait
@@ -497,7 +491,7 @@ hs_starve_inline() {
 	st=$!
 	for ((i = 0; i < 500; i++)); do
 		kill -0 "$st" 2>/dev/null || break
-		hs_nap 0.2
+		nap 0.2
 	done
 	if kill -0 "$st" 2>/dev/null; then
 		hs_stack "$st"
