@@ -30,7 +30,7 @@
  *                SERVER [CASE...]
  *        hostile [-v] [-p PORT] [-w MS] -F SEED [-n COUNT] [-T SECONDS] [-j JOBS]
  *                SERVER
- *        hostile -D
+ *        hostile -D | -M
  *   -s: how long a stall case waits for the server to close it
  *   -H: how long a flood case holds its connections open
  *   -S: after each case, create PREFIX"case-"NAME and wait for
@@ -41,14 +41,16 @@
  *       -j: in JOBS processes at once (see run_fuzz_jobs())
  *   -D: print the bytes nomsg-data-chunk writes to the file "p0-target"
  *       at the root of the server's NFSv4 export (which must exist and
- *       be writable by root), and exit; read-many-segs writes the same
- *       bytes at the start of each of the first 4 8 KiB blocks of
- *       "p0-many" (which must exist too)
+ *       be writable by root), and exit
+ *   -M: print what read-many-segs leaves in the file "p0-many" (which
+ *       must exist and be empty before): -D's bytes at the start of each
+ *       of its first 4 8 KiB blocks, the gaps zero; and exit
  * Exit status: 0 when every case passed, 1 otherwise, 2 on usage or
  * setup errors, or when a -S wait failed or was aborted.
  */
 
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -99,6 +101,12 @@
 #define HOSTILE_PUSH_SIZE	65536
 /* The data chunk of nomsg-data-chunk: odd, so its XDR pad is omitted. */
 #define HOSTILE_DATA_LEN	5001
+/*
+ * Where put_nomsg_write() lays out the pull region: each call's body in a
+ * 1 KiB slot of its own at the start, the data they share 32 KiB in.
+ */
+#define HOSTILE_BODY_SLOT	1024
+#define HOSTILE_DATA_AT		32768
 
 /* What a case may see; a bitmask so a case can allow several. */
 enum outcome {
@@ -911,8 +919,9 @@ static void put_write_call(struct msg *m, uint32_t xid, const char *name,
  * segments; the data is a second Read chunk at its XDR position, without
  * its pad, in @nsegs segments: 16 bytes each but the last, which takes
  * the rest.  The server must splice them all back into one call.  The
- * body lies in KiB @slot of the pull region, so that calls in flight
- * together each have their own; the data, the same for all, 32 KiB in.
+ * body lies in body slot @slot of the pull region, so that calls in
+ * flight together each have their own; the data, the same for all, at
+ * HOSTILE_DATA_AT.
  */
 static void put_nomsg_write(struct msg *m, uint32_t xid, const char *name,
 			    uint64_t offset, unsigned int nsegs,
@@ -920,31 +929,32 @@ static void put_nomsg_write(struct msg *m, uint32_t xid, const char *name,
 {
 	struct conn *c = m->conn;
 	struct msg body = { .len = 0 };
-	uint64_t base = (uintptr_t)c->pull_buf + slot * 1024;
+	uint8_t *body_at = c->pull_buf + slot * HOSTILE_BODY_SLOT;
+	uint8_t *data_at = c->pull_buf + HOSTILE_DATA_AT;
 	uint32_t pos, first, off = 0, n;
 	size_t i;
 
 	put_write_call(&body, xid, name, offset);
 	pos = body.len;
 	put32(&body, 24);	/* PUTROOTFH, after the data */
-	memcpy(c->pull_buf + slot * 1024, body.buf, body.len);
+	memcpy(body_at, body.buf, body.len);
 	for (i = 0; i < HOSTILE_DATA_LEN; i++)
-		c->pull_buf[32768 + i] = data_byte(i);
+		data_at[i] = data_byte(i);
 	first = (pos / 2) & ~3U;
 
 	put_fixed(m, xid, NFSRDMA_WIRE_VERSION, NFSRDMA_WIRE_PROC_NOMSG);
 	put32(m, 1);
 	put32(m, 0);
-	put_seg(m, c->pull_mr->rkey, first, base);
+	put_seg(m, c->pull_mr->rkey, first, (uintptr_t)body_at);
 	put32(m, 1);
 	put32(m, 0);
-	put_seg(m, c->pull_mr->rkey, body.len - first, base + first);
-	base = (uintptr_t)c->pull_buf;
+	put_seg(m, c->pull_mr->rkey, body.len - first,
+		(uintptr_t)(body_at + first));
 	for (i = 0; i < nsegs; i++) {
 		n = i < nsegs - 1 ? 16 : HOSTILE_DATA_LEN - off;
 		put32(m, 1);
 		put32(m, pos);
-		put_seg(m, c->pull_mr->rkey, n, base + 32768 + off);
+		put_seg(m, c->pull_mr->rkey, n, (uintptr_t)(data_at + off));
 		off += n;
 	}
 	put32(m, 0);		/* end of the Read list */
@@ -970,13 +980,21 @@ static void c_nomsg_data_chunk(struct msg *m, uint32_t xid)
  */
 #define HOSTILE_MANY_SEGS	NFSRDMA_WIRE_MAX_CHUNK_SEGS
 #define HOSTILE_MANY_COPIES	4
+#define HOSTILE_MANY_BLOCK	8192
+
+static_assert(HOSTILE_MANY_COPIES * HOSTILE_BODY_SLOT <= HOSTILE_DATA_AT,
+	      "the copies' body slots end before the data");
+static_assert(HOSTILE_DATA_AT + HOSTILE_DATA_LEN <= HOSTILE_PULL_SIZE,
+	      "the data fits the pull region");
+static_assert(HOSTILE_DATA_LEN <= HOSTILE_MANY_BLOCK,
+	      "the copies' writes do not overlap");
 
 static void c_read_many_segs(struct msg *m, uint32_t xid)
 {
 	unsigned int copy = xid % HOSTILE_MANY_COPIES;
 
-	put_nomsg_write(m, xid, "p0-many", copy * 8192ULL, HOSTILE_MANY_SEGS,
-			copy);
+	put_nomsg_write(m, xid, "p0-many", (uint64_t)copy * HOSTILE_MANY_BLOCK,
+			HOSTILE_MANY_SEGS, copy);
 }
 
 /*
@@ -1024,7 +1042,7 @@ static void c_nomsg_chunk_beyond(struct msg *m, uint32_t xid)
 	put_seg(m, c->pull_mr->rkey, body.len, base);
 	put32(m, 1);
 	put32(m, body.len + 64);
-	put_seg(m, c->pull_mr->rkey, 512, base + 32768);
+	put_seg(m, c->pull_mr->rkey, 512, base + HOSTILE_DATA_AT);
 	put32(m, 0);
 	put32(m, 0);
 	put32(m, 0);
@@ -1743,7 +1761,7 @@ int main(int argc, char **argv)
 	const char *server;
 	size_t i;
 
-	while ((opt = getopt(argc, argv, "vp:w:s:H:DF:n:T:j:S:X:")) != -1) {
+	while ((opt = getopt(argc, argv, "vp:w:s:H:DMF:n:T:j:S:X:")) != -1) {
 		switch (opt) {
 		case 'S':
 			step_prefix = optarg;
@@ -1770,6 +1788,13 @@ int main(int argc, char **argv)
 			/* What nomsg-data-chunk writes to p0-target. */
 			for (i = 0; i < HOSTILE_DATA_LEN; i++)
 				putchar(data_byte(i));
+			return 0;
+		case 'M':
+			/* What read-many-segs leaves in p0-many. */
+			for (i = 0; i < (HOSTILE_MANY_COPIES - 1) *
+					HOSTILE_MANY_BLOCK + HOSTILE_DATA_LEN; i++)
+				putchar(i % HOSTILE_MANY_BLOCK < HOSTILE_DATA_LEN ?
+					data_byte(i % HOSTILE_MANY_BLOCK) : 0);
 			return 0;
 		case 'v':
 			verbose = 1;
@@ -1830,7 +1855,7 @@ int main(int argc, char **argv)
 usage:
 	fprintf(stderr, "usage: hostile [-v] [-p PORT] [-w MS] [-s MS] [-H MS] [-S PREFIX [-X FILE]] SERVER [CASE...]\n"
 		"       hostile [-v] [-p PORT] [-w MS] -F SEED [-n COUNT] [-T SECONDS] [-j JOBS] SERVER\n"
-		"       hostile -D\n");
+		"       hostile -D | -M\n");
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		fprintf(stderr, "  %-18s %s%s\n", cases[i].name, cases[i].what,
 			cases[i].stall || cases[i].conns ?
