@@ -24,6 +24,7 @@
 #include <linux/highmem.h>
 #include <linux/sunrpc/svc.h>
 #include <linux/sunrpc/xdr.h>
+#include <nfsrdma/rc.h>
 
 #include "svcrdma.h"
 #include "trace.h"
@@ -110,15 +111,7 @@ static void svcrdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		svc_xprt_deferred_close(&xp->xprt);
 		return;
 	}
-	/*
-	 * Only a Send fills a receive buffer.  An RDMA Write with Immediate
-	 * (never used by RPC-over-RDMA; a zero-length one needs no key, and
-	 * on iWARP a client sees the keys of our RDMA Read sinks) consumes
-	 * one too, and its byte_len is the Write's length, not anything in
-	 * @rc->buf.
-	 */
-	if (unlikely(wc->opcode != IB_WC_RECV ||
-		     wc->byte_len > xp->recv_size)) {
+	if (unlikely(!nfsrdma_recv_is_send(wc, xp->recv_size))) {
 		pr_warn_ratelimited("svcrdma: %s consumed a receive with a non-Send (completion opcode %d, %u bytes), closing\n",
 				    xp->xprt.xpt_remotebuf, wc->opcode,
 				    wc->byte_len);

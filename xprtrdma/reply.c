@@ -17,6 +17,7 @@
 #include <linux/sunrpc/msg_prot.h>
 #include <linux/sunrpc/xdr.h>
 #include <linux/sunrpc/xprt.h>
+#include <nfsrdma/rc.h>
 
 #include "xprtrdma.h"
 #include "trace.h"
@@ -299,15 +300,7 @@ static void xprtrdma_handle_reply(struct xprtrdma_ep *ep,
 	bool waited = false, keep_stage, foreign;
 	int ret, copied, chunk = 0;
 
-	/*
-	 * Only a Send fills a receive buffer.  An RDMA Write with Immediate,
-	 * which RPC-over-RDMA never uses, consumes one too (a zero-length
-	 * one needs no rkey, a longer one any the server holds for
-	 * writing); its byte_len is the Write's length, while the buffer
-	 * still holds an earlier message.  Taken at face value, that length
-	 * would have the reply copied from far past the buffer's end.
-	 */
-	if (unlikely(wc->opcode != IB_WC_RECV || len > xp->inline_recv)) {
+	if (unlikely(!nfsrdma_recv_is_send(wc, xp->inline_recv))) {
 		atomic_long_inc(&xp->stats.bad_replies);
 		trace_xprtrdma_reply_rejected(xp, 0, -EBADMSG, "non-Send");
 		pr_warn_ratelimited("xprtrdma: %s consumed a receive with a non-Send (completion opcode %d, %u bytes); reconnecting\n",

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * nfsrdma: how long the client's and the server's reliable connections
- * wait for an acknowledgement before they send again.
+ * nfsrdma: what the client's and the server's reliable connections share:
+ * how long they wait for an acknowledgement before they send again, and
+ * which receive completions carry a message.
  *
  * The local ACK timeout (IBA 9.7.6.1.3, "Timeout") is 4.096 us times
  * 2^value.  For RoCE, 6.1's rdma_cm derives it from a fixed packet
@@ -32,6 +33,7 @@
 #define NFSRDMA_RC_H
 
 #include <linux/minmax.h>
+#include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
 #define NFSRDMA_ACK_TIMEOUT_DEFAULT	16
@@ -56,6 +58,29 @@ static inline int nfsrdma_set_ack_timeout(struct rdma_cm_id *id,
 		return 0;
 	return rdma_set_ack_timeout(id, min_t(unsigned int, value,
 					      NFSRDMA_ACK_TIMEOUT_MAX));
+}
+
+/**
+ * nfsrdma_recv_is_send - whether a receive completion holds a Send
+ * @wc: a successful receive completion
+ * @size: the size of the buffer the receive posted
+ *
+ * Only a Send fills a receive buffer.  An RDMA Write with Immediate, which
+ * RPC-over-RDMA never uses, consumes a receive too: a zero-length one
+ * needs no key, a longer one any key the peer holds for writing (a
+ * client's Write or Reply chunk, or on iWARP a server's RDMA Read sink).
+ * Its byte_len is the Write's length while the buffer still holds an
+ * earlier message, and taken at face value it would have that message
+ * decoded, or copied, from far past the buffer's end.
+ *
+ * Context: any; the receive completion handler.
+ *
+ * Return: true if @wc is a Send's and fits @size; otherwise the peer
+ * broke the protocol, and the caller closes the connection.
+ */
+static inline bool nfsrdma_recv_is_send(const struct ib_wc *wc, u32 size)
+{
+	return wc->opcode == IB_WC_RECV && wc->byte_len <= size;
 }
 
 #endif /* NFSRDMA_RC_H */
