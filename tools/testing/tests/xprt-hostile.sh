@@ -336,37 +336,68 @@ hs_stack() {
 
 # The reader loop of hs_stall: O_DIRECT reads of argv[1] in a thread
 # until /tmp/hs.stop exists (or 2000 reads); the main thread prints one
-# line once no read has finished for argv[2] seconds or ten times the
-# mean of the last 16 reads, whichever is longer, then waits for the
-# stop.  One process, so that the moment of the stall is measured, not
-# the cost of a fork per read.
+# line once the reads have stalled, then waits for the stop.  A stall is
+# no read finished for argv[2] seconds while argv[3], the fabric's count
+# of RNR NAKs received, has risen since the last read to finish began: a
+# Send of ours met no receive, which is what the case does and what a
+# slow guest alone never does (an honest peer keeps a receive posted for
+# every credit it grants, and the counter is the device's, so another
+# connection's honest traffic adds nothing).  Without that counter (a
+# fabric that has none) a stall is a pause of ten times the mean of the
+# last 16 reads, at least argv[2] and at most argv[4] seconds.  One process, so that the
+# moment of the stall is measured, not the cost of a fork per read.
 HS_READ_LOOP='import mmap, os, sys, threading, time
-path, quiet = sys.argv[1], float(sys.argv[2])
-state = {"n": 0, "last": time.monotonic(), "took": []}
+path, quiet, rnr_path, most = sys.argv[1], float(sys.argv[2]), sys.argv[3], float(sys.argv[4])
+def rnr():
+    try:
+        with open(rnr_path) as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return None
+# (RNR count when the last finished read began, when it finished): one
+# tuple, so that the main thread never pairs the count of one read with
+# the time of another.
+state = {"n": 0, "took": [], "mark": (rnr(), time.monotonic())}
 def reader():
     # 512 bytes, as dd(1) reads by default: an inline READ, no chunk.
     buf = memoryview(mmap.mmap(-1, 4096))[:512]
     while state["n"] < 2000 and not os.path.exists("/tmp/hs.stop"):
-        t0 = time.monotonic()
+        before, t0 = rnr(), time.monotonic()
         fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
         try:
             os.preadv(fd, [buf], 0)
         finally:
             os.close(fd)
-        state["last"] = time.monotonic()
-        state["took"] = (state["took"] + [state["last"] - t0])[-16:]
+        end = time.monotonic()
+        state["took"] = (state["took"] + [end - t0])[-16:]
         state["n"] += 1
-def limit():
+        state["mark"] = (before, end)
+# Returns (seconds without a read, RNR count then, RNR count now) once
+# the reads have stalled, else None.  A count that cannot be read, or
+# that went down (the device was re-added), falls back to the pause.
+def stalled():
+    seen, last = state["mark"]
+    quiet_for = time.monotonic() - last
+    if quiet_for < quiet:
+        return None
+    now = rnr()
+    if seen is not None and now is not None and now >= seen:
+        return (quiet_for, seen, now) if now > seen else None
     took = state["took"]
-    return max(quiet, 10 * sum(took) / len(took)) if took else 30
+    limit = min(most, max(quiet, 10 * sum(took) / len(took))) if took else 30
+    return (quiet_for, seen, now) if quiet_for >= limit else None
 t = threading.Thread(target=reader, daemon=True)
 t.start()
-while time.monotonic() - state["last"] < limit() and t.is_alive():
+seen = None
+while t.is_alive():
+    seen = stalled()
+    if seen:
+        break
     time.sleep(0.05)
-if t.is_alive():
-    print("reads stalled after %d of them (none for %.2f s; the last %d took %.3f s on average)" %
-          (state["n"], time.monotonic() - state["last"], len(state["took"]),
-           sum(state["took"]) / max(1, len(state["took"]))), flush=True)
+if seen:
+    print("reads stalled after %d of them (none for %.2f s; the last %d took %.3f s on average; RNR NAKs %s -> %s)" %
+          ((state["n"], seen[0], len(state["took"]),
+            sum(state["took"]) / max(1, len(state["took"]))) + seen[1:]), flush=True)
 else:
     print("reads ended, never stalled, after %d of them" % state["n"], flush=True)
 sys.stdout.close()
@@ -376,23 +407,26 @@ t.join()'
 
 # hs_stall NAME: the cued call (the case starves the connection once it
 # has answered it), then uncached reads in a loop (its pid in HS_LOOP;
-# /tmp/hs.stop ends it) until none has finished for 1.5 s, or for ten
-# times the recent reads' mean if that is longer: our Sends have stalled
-# behind the server's missing receives.  A read takes milliseconds here
-# (about 130 ms on the debug kernel) while the receives last, so a pause
-# that long is the stall.  It must not take longer to see, and it is not
-# scaled for slow kernels: the stall lasts only until the fabric's
-# transport retry limit fails the QP (about 5 s after the last read on
-# 6.12's rxe and on the debug kernel's), and everything the callers do
-# inside it must fit before that.  Waiting for 3 s, one case in three on
-# 6.12 saw the QP fail, and its call complete on a new connection, before
-# its kill.  Returns 1 if the reads never stalled.
+# /tmp/hs.stop ends it) until none has finished for 1.5 s and the
+# fabric has counted an RNR NAK since the last one to finish began: our
+# Sends have stalled behind the server's missing receives.  The pause alone is not
+# enough: on the debug kernel under a busy host a read can take a second
+# and the guest can pause for several, while the stall lasts only until
+# the fabric's transport retry limit fails the QP (about 5 s after the
+# last read on 6.12's rxe and on the debug kernel's), and everything the
+# callers do inside it must fit before that.  So it must not take longer
+# to see than 1.5 s: waiting for 3 s, one case in three on 6.12 saw the
+# QP fail, and its call complete on a new connection, before its kill.
+# (Only on a fabric without rcvd_rnr_err is the pause alone taken, at
+# most 3 s long; the tests run xprt-hostile on rxe, which counts it.)
+# Returns 1 if the reads never stalled.
 hs_stall() {
 	local name=$1 line=""
 	timeout 55 cat "$MNT/HOSTILE-$name" >/dev/null 2>/tmp/hs.err || return 1
 	rm -f /tmp/hs.stop /tmp/hs.stall
 	mkfifo /tmp/hs.stall || return 1
-	python3 -c "$HS_READ_LOOP" "$MNT/HOSTILE-$name" 1.5 >/tmp/hs.stall &
+	python3 -c "$HS_READ_LOOP" "$MNT/HOSTILE-$name" 1.5 \
+		"/sys/class/infiniband/$RDMA_DEV/ports/1/hw_counters/rcvd_rnr_err" 3 >/tmp/hs.stall &
 	HS_LOOP=$!
 	read -r -t 300 line </tmp/hs.stall
 	log "$name: ${line:-no word from the reader loop in 300 s}"
