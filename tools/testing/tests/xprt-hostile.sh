@@ -344,8 +344,9 @@ hs_stack() {
 # every credit it grants, and the counter is the device's, so another
 # connection's honest traffic adds nothing).  Without that counter (a
 # fabric that has none) a stall is a pause of ten times the mean of the
-# last 16 reads, at least argv[2] and at most argv[4] seconds.  One process, so that the
-# moment of the stall is measured, not the cost of a fork per read.
+# last 16 reads, at least argv[2] and at most argv[4] seconds.  One
+# process, so that the moment of the stall is measured, not the cost of
+# a fork per read.
 HS_READ_LOOP='import mmap, os, sys, threading, time
 path, quiet, rnr_path, most = sys.argv[1], float(sys.argv[2]), sys.argv[3], float(sys.argv[4])
 def rnr():
@@ -407,19 +408,19 @@ t.join()'
 
 # hs_stall NAME: the cued call (the case starves the connection once it
 # has answered it), then uncached reads in a loop (its pid in HS_LOOP;
-# /tmp/hs.stop ends it) until none has finished for 1.5 s and the
-# fabric has counted an RNR NAK since the last one to finish began: our
-# Sends have stalled behind the server's missing receives.  The pause alone is not
-# enough: on the debug kernel under a busy host a read can take a second
-# and the guest can pause for several, while the stall lasts only until
-# the fabric's transport retry limit fails the QP (about 5 s after the
-# last read on 6.12's rxe and on the debug kernel's), and everything the
-# callers do inside it must fit before that.  So it must not take longer
-# to see than 1.5 s: waiting for 3 s, one case in three on 6.12 saw the
-# QP fail, and its call complete on a new connection, before its kill.
-# (Only on a fabric without rcvd_rnr_err is the pause alone taken, at
-# most 3 s long; the tests run xprt-hostile on rxe, which counts it.)
-# Returns 1 if the reads never stalled.
+# /tmp/hs.stop ends it) until none has finished for 1.5 s and the fabric
+# has counted an RNR NAK since the last one to finish began: our Sends
+# have stalled behind the server's missing receives.  The pause alone is
+# not enough: on the debug kernel under a busy host a read can take a
+# second and the guest can pause for several, while the stall lasts only
+# until the fabric's transport retry limit fails the QP (about 5 s after
+# the last read on 6.12's rxe and on the debug kernel's), and everything
+# the callers do inside it must fit before that.  So it must not take
+# longer to see than 1.5 s: waiting for 3 s, one case in three on 6.12 saw
+# the QP fail, and its call complete on a new connection, before its kill.
+# (Only on a fabric without rcvd_rnr_err is the pause alone taken, at most
+# 3 s long; the tests run xprt-hostile on rxe, which counts it.)  Returns 1
+# if the reads never stalled.
 hs_stall() {
 	local name=$1 line=""
 	timeout 55 cat "$MNT/HOSTILE-$name" >/dev/null 2>/tmp/hs.err || return 1
