@@ -17,6 +17,9 @@
 #                   checks that rxe took a 4096-byte path MTU
 #   BENCH_PROFILE   1: a flat perf profile of each fio job on both VMs,
 #                   profile-{client,server}-<job>.txt (see prof_report)
+#   BENCH_TRACE     tracepoints ("system" or "system/event", space
+#                   separated) to record on both VMs while the jobs run,
+#                   trace-{client,server}.txt (see trace_start)
 #
 # Without them (vmtest.sh bench 2vm intree intree) it runs the NFS-over-RDMA
 # column once, which is a quick way to try a change to this file.  Raw
@@ -32,6 +35,7 @@ BENCH_PT_SECS=${BENCH_PT_SECS:-5}
 BENCH_PT_BW_OPTS=${BENCH_PT_BW_OPTS:-}
 BENCH_LOADS=${BENCH_LOADS:-seq-write seq-read rand-read rand-write qd1-read qd1-write meta}
 BENCH_PROFILE=${BENCH_PROFILE:-0}
+BENCH_TRACE=${BENCH_TRACE:-}
 
 # 300 s for the boots and the server's setup, and 30 s beyond each of the
 # six fio jobs' and the metadata load's own time for start-up under TCG.
@@ -265,6 +269,35 @@ prof_server() {
 	prof_report
 }
 
+# trace_start: record the BENCH_TRACE tracepoints from now on, in a ring
+# large enough for a few thousand RPCs' events.  Called once the transport
+# modules are loaded (the client's mount, the server's listener), since a
+# module's events exist only then.  The two sides load different modules
+# (the in-tree's events are "rpcrdma", ours "xprtrdma" and "svcrdma"), so
+# each enables the names it has and says which it lacks; a side that has
+# none of them fails.
+trace_start() {
+	local ev n=0
+	[ -n "$BENCH_TRACE" ] || return 0
+	tracefs_mount || return 1
+	echo 65536 >"$TRACEFS/buffer_size_kb" || fail "cannot size the trace ring" || return 1
+	for ev in $BENCH_TRACE; do
+		if [ -e "$TRACEFS/events/$ev/enable" ]; then
+			echo 1 >"$TRACEFS/events/$ev/enable" || return 1
+			n=$((n + 1))
+		else
+			log "no tracepoint $ev on this side"
+		fi
+	done
+	[ "$n" -gt 0 ] || fail "none of BENCH_TRACE ($BENCH_TRACE) exists on this side"
+}
+
+# trace_save ROLE: what trace_start recorded, as trace-ROLE.txt.
+trace_save() {
+	[ -n "$BENCH_TRACE" ] || return 0
+	cat "$TRACEFS/trace" >"/results/trace-$1.txt"
+}
+
 # run_fio NAME RW BS IODEPTH: one job on the file the server laid out.
 # O_DIRECT keeps the client's page cache out of the numbers; the file
 # already has its full size, so fio writes over it rather than extending it.
@@ -324,6 +357,7 @@ fio_clients() {
 	nfs_client_prepare || return 1
 	subtest link-mtu jumbo_checked || return 1
 	bench_mount || return 1
+	trace_start || return 1
 	while read -r name rw bs qd; do
 		wanted "$name" || continue
 		subtest "fio-$name" run_fio "$name" "$rw" "$bs" "$qd" || rc=1
@@ -334,6 +368,7 @@ fio_clients() {
 	# The transport's own counters (the xprt: line), to tell what a
 	# column's RPCs cost on the wire: chunks, invalidations, waits.
 	cp /proc/self/mountstats /results/mountstats.client.txt 2>/dev/null
+	trace_save client
 	nfs_umount || rc=1
 	prof_report
 	return $rc
@@ -360,12 +395,14 @@ test_server() {
 	nfs)
 		nfs_server_start || { signal abort; return 1; }
 		bench_layout || { signal abort; nfs_server_stop; return 1; }
+		trace_start || { signal abort; nfs_server_stop; return 1; }
 		signal server-ready
 		if [ "$BENCH_PROFILE" = 1 ]; then
 			prof_server &
 			PROF_SERVER=$!
 		fi
 		await client-done "$TIMEOUT" || rc=1
+		trace_save server
 		[ -n "${PROF_SERVER:-}" ] && { wait "$PROF_SERVER" || rc=1; }
 		nfs_server_stop || rc=1
 		;;
