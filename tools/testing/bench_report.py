@@ -198,6 +198,23 @@ def read_rxe_retries(rdir, role):
     return None
 
 
+def read_rereg_failures(rdir, role):
+    """REG_MRs ROLE's rxe refused as "not free" over the whole boot, or None.
+
+    Debian 6.1's rxe runs a REG_MR again when a retransmission rewinds the
+    send queue over it, and refuses it then: the in-tree client's QP stops
+    until its RPC timeout (Documentation/benchmarks.rst).  One such boot
+    makes a column's slow outlier.
+    """
+    try:
+        with open(os.path.join(rdir, f"{role}.log"), encoding="utf-8",
+                  errors="replace") as f:
+            return sum("rxe_reg_fast_mr" in line and "not free" in line
+                       for line in f)
+    except FileNotFoundError:
+        return None
+
+
 def boot_loads(rdir):
     """The loads a boot's env file limited it to (BENCH_LOADS), or None."""
     try:
@@ -261,6 +278,9 @@ def load(raw, hz=100):
                     n = read_rxe_retries(rdir, role)
                     if n is not None:
                         vals[("boot", f"retry-{role}")] = n
+                n = read_rereg_failures(rdir, "client")
+                if n is not None:
+                    vals[("boot", "rereg-client")] = n
                 if os.path.exists(os.path.join(rdir, "meta.json")):
                     vals[("meta", "main")] = read_meta_load(
                         os.path.join(rdir, "meta.json"))
@@ -327,6 +347,8 @@ def rows(cols):
     for role in ("client", "server"):
         out.append(("whole boot", f"RC retransmissions, {role} rxe ↓",
                     ("boot", f"retry-{role}"), "nfs"))
+    out.append(("whole boot", 'REG_MRs client rxe refused, "not free" ↓',
+                ("boot", "rereg-client"), "nfs"))
     for prog, label, pkind in PERFTESTS:
         sizes = {r.get((prog, "size")) for c in cols.values() for r in c["reps"]}
         sizes.discard(None)
