@@ -32,6 +32,12 @@ module_param_named(ack_timeout, svcrdma_ack_timeout, uint, 0444);
 MODULE_PARM_DESC(ack_timeout,
 		 "RC ACK timeout of accepted connections, 4.096 us * 2^value (0: rdma_cm's, up to 31, default 16: about 268 ms)");
 
+/* How much of a large call's Reads is in flight on soft-RoCE: recv.c. */
+unsigned int svcrdma_rxe_read_piece = 65536;
+module_param_named(rxe_read_piece, svcrdma_rxe_read_piece, uint, 0444);
+MODULE_PARM_DESC(rxe_read_piece,
+		 "on a soft-RoCE (rxe) device, a call whose Read chunks exceed this many bytes reads them this many at a time, one such call at a time per connection (0: off, else 4096-1048576, default 65536)");
+
 unsigned int svcrdma_stall_timeout = 20;
 module_param_named(stall_timeout, svcrdma_stall_timeout, uint, 0444);
 MODULE_PARM_DESC(stall_timeout,
@@ -64,6 +70,13 @@ static int __init svcrdma_init(void)
 	if (svcrdma_ack_timeout > NFSRDMA_ACK_TIMEOUT_MAX) {
 		pr_err("svcrdma: ack_timeout=%u is outside 0-%u\n",
 		       svcrdma_ack_timeout, NFSRDMA_ACK_TIMEOUT_MAX);
+		return -EINVAL;
+	}
+
+	if (svcrdma_rxe_read_piece &&
+	    (svcrdma_rxe_read_piece < 4096 || svcrdma_rxe_read_piece > 1048576)) {
+		pr_err("svcrdma: rxe_read_piece=%u is outside 4096-1048576\n",
+		       svcrdma_rxe_read_piece);
 		return -EINVAL;
 	}
 

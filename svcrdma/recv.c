@@ -312,8 +312,8 @@ static bool svcrdma_closing(struct svcrdma_xprt *xp)
 }
 
 /*
- * Queue the RDMA Read of one segment, posting what is queued first when
- * it must.  A set's chain may take at most half the send queue, so that
+ * Queue the RDMA Read of one segment or piece, posting what is queued
+ * first when it must.  A set's chain may take at most half the send queue, so that
  * a chunk of many segments is read in turns instead of being refused.
  * And where Reads need MRs (iWARP always; rdma_rw decides), every Read
  * context takes them from the QP's pool, which holds enough for one
@@ -327,10 +327,10 @@ static bool svcrdma_closing(struct svcrdma_xprt *xp)
  * release), until the stall timeout says the connection is stuck.
  * Returns 0 or a negative errno.
  */
-static int svcrdma_read_add(struct svcrdma_xprt *xp,
-			    struct svcrdma_rw_set *set,
-			    const struct xdr_buf *stream, u32 off, u32 len,
-			    u32 rkey, u64 raddr)
+static int svcrdma_read_add_one(struct svcrdma_xprt *xp,
+				struct svcrdma_rw_set *set,
+				const struct xdr_buf *stream, u32 off, u32 len,
+				u32 rkey, u64 raddr)
 {
 	unsigned long since = 0;
 	bool waited = false;
@@ -367,6 +367,59 @@ static int svcrdma_read_add(struct svcrdma_xprt *xp,
 				   atomic_read(&xp->rw_releases) != seen ||
 				   svcrdma_closing(xp), HZ / 10);
 	}
+}
+
+/*
+ * Queue the RDMA Read of bytes [@off, @off + @len) of the stream from
+ * @raddr.  A paced set (svcrdma_build_call()) is read in pieces of
+ * xp->read_piece bytes, each posted and waited for once it is full, so
+ * that this call has no more than one piece's responses in flight; a
+ * piece may span segments, so a chunk of many small segments is not
+ * read one round trip per segment.  The whole
+ * call gets the stall timeout that one unpaced chain would: a client
+ * that answers each piece just in time must not hold the connection's
+ * read mutex, and the threads waiting for it, for pieces times as long.
+ */
+static int svcrdma_read_add(struct svcrdma_xprt *xp,
+			    struct svcrdma_rw_set *set,
+			    const struct xdr_buf *stream, u32 off, u32 len,
+			    u32 rkey, u64 raddr)
+{
+	u32 n;
+	int ret;
+
+	if (!set->paced)
+		return svcrdma_read_add_one(xp, set, stream, off, len, rkey,
+					    raddr);
+	while (len) {
+		if (svcrdma_closing(xp))
+			return -ENOTCONN;
+		if (time_after(jiffies, set->paced_since +
+					svcrdma_stall_timeout * HZ)) {
+			pr_warn_ratelimited("svcrdma: RDMA Reads of one call from %s took over %u s; closing the connection\n",
+					    xp->xprt.xpt_remotebuf,
+					    svcrdma_stall_timeout);
+			return -ENOTCONN;
+		}
+		n = min(len, xp->read_piece - set->paced_bytes);
+		ret = svcrdma_read_add_one(xp, set, stream, off, n, rkey,
+					   raddr);
+		if (ret)
+			return ret;
+		set->paced_bytes += n;
+		if (set->paced_bytes >= xp->read_piece) {
+			set->paced_bytes = 0;
+			if (set->nr_wrs) {
+				ret = svcrdma_read_turn(xp, set);
+				if (ret)
+					return ret;
+			}
+		}
+		off += n;
+		raddr += n;
+		len -= n;
+	}
+	return 0;
 }
 
 /*
@@ -594,6 +647,35 @@ static int svcrdma_build_call(struct svc_rqst *rqstp, struct svcrdma_xprt *xp,
 
 	svcrdma_rw_init(set, DMA_FROM_DEVICE);
 	/*
+	 * On rxe, which paces nothing, the responses to every Read in flight
+	 * arrive as one burst, and a receiver that falls behind drops its
+	 * tail.  A call whose Reads exceed xp->read_piece therefore reads
+	 * them a piece at a time, and one such call at a time per
+	 * connection; smaller calls read at once, beside it.
+	 */
+	set->paced = false;
+	if (xp->read_piece && hdr->nr_read) {
+		u64 bytes = 0;
+		unsigned int i;
+
+		for (i = 0; i < hdr->nr_read; i++)
+			bytes += hdr->read[i].seg.length;
+		set->paced = bytes > xp->read_piece;
+	}
+	/*
+	 * Killable, not uninterruptible: the holder may take up to the stall
+	 * timeout, and each thread ahead of us as long again.
+	 */
+	if (set->paced) {
+		if (mutex_lock_killable(&xp->read_mutex)) {
+			set->paced = false;
+			ret = -ENOTCONN;
+			goto out;
+		}
+		set->paced_since = jiffies;
+		set->paced_bytes = 0;
+	}
+	/*
 	 * A client that offered no responder resources takes no RDMA Read:
 	 * one posted anyway would wait for ever for a read credit, and the
 	 * whole send queue with it, until the stall check closed the
@@ -646,6 +728,8 @@ static int svcrdma_build_call(struct svc_rqst *rqstp, struct svcrdma_xprt *xp,
 	ret = out;
 out:
 	svcrdma_rw_release(xp, set);
+	if (set->paced)
+		mutex_unlock(&xp->read_mutex);
 	return ret;
 }
 

@@ -108,6 +108,9 @@ enum svcrdma_stat {
  * @peer: the client's RFC 8797 private data, or the defaults
  * @ord: RDMA Reads the client lets us have outstanding (from its CM REQ)
  * @ird: RDMA Reads the client wants to have outstanding against us
+ * @read_piece: on rxe, the most bytes of a large call's Reads in flight
+ *	(0: no limit); see svcrdma_build_call()
+ * @read_mutex: lets one large call at a time read, piece by piece
  * @dev: RDMA device the connection runs on
  * @port: its port number
  * @pd: protection domain
@@ -164,6 +167,8 @@ struct svcrdma_xprt {
 	struct nfsrdma_wire_cm_pdata peer;
 	u8			ord;
 	u8			ird;
+	u32			read_piece;
+	struct mutex		read_mutex;
 
 	struct ib_device	*dev;
 	u32			port;
@@ -226,6 +231,9 @@ struct svcrdma_payload {
  *	which svcrdma_rw_release() drops
  * @posted_wrs: a Read set's work requests in chains of the same call
  *	already posted and completed (see svcrdma_read_add())
+ * @paced: a Read set read one piece at a time (svcrdma_read_add())
+ * @paced_since: when a paced set's call took the connection's read mutex
+ * @paced_bytes: bytes of the piece a paced set is filling
  */
 struct svcrdma_rw_set {
 	struct list_head	ops;
@@ -236,6 +244,9 @@ struct svcrdma_rw_set {
 	enum ib_wc_status	status;
 	bool			pinned;
 	unsigned int		posted_wrs;
+	bool			paced;
+	unsigned long		paced_since;
+	u32			paced_bytes;
 };
 
 /**
@@ -322,6 +333,7 @@ extern unsigned int svcrdma_max_inline;
 extern unsigned int svcrdma_keepalive;
 extern unsigned int svcrdma_ack_timeout;
 extern unsigned int svcrdma_stall_timeout;
+extern unsigned int svcrdma_rxe_read_piece;
 extern atomic_long_t svcrdma_stats[SVCRDMA_STAT_NR];
 
 static inline void svcrdma_stat_add(enum svcrdma_stat s, long n)

@@ -442,6 +442,7 @@ static struct svcrdma_xprt *svcrdma_xprt_alloc(void)
 	spin_lock_init(&xp->held_lock);
 	init_waitqueue_head(&xp->send_wait);
 	init_waitqueue_head(&xp->sq_wait);
+	mutex_init(&xp->read_mutex);
 	init_rwsem(&xp->post_sem);
 	INIT_DELAYED_WORK(&xp->health, svcrdma_health_work);
 	return xp;
@@ -449,6 +450,7 @@ static struct svcrdma_xprt *svcrdma_xprt_alloc(void)
 
 static void svcrdma_xprt_free(struct svcrdma_xprt *xp)
 {
+	mutex_destroy(&xp->read_mutex);
 	svcrdma_mem_sub(sizeof(*xp));
 	kfree(xp);
 }
@@ -900,6 +902,8 @@ static int svcrdma_conn_setup(struct svcrdma_xprt *xp)
 	xp->inline_send = min_t(u32, xp->recv_size, xp->peer.recv_size);
 	xp->snd_w_inv = xp->peer.remote_inv &&
 		(dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS);
+	if (dev->ops.driver_id == RDMA_DRIVER_RXE)
+		xp->read_piece = svcrdma_rxe_read_piece;
 	/* Every thread sending holds one; ERR replies take one too. */
 	xp->nr_sends = xp->credits;
 

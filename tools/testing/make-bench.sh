@@ -79,6 +79,15 @@ columns() {
 	case " ${BENCH_COLUMNS:-} " in
 	*" rdma-ours-ack0 "*) echo "rdma-ours-ack0  nfs-ack0  rdma  ours  ours" ;;
 	esac
+	# On request only: our server reading a large call's Read chunks all
+	# at once on rxe (rxe_read_piece=0), as before it read them 64 KiB at
+	# a time, beside rdma-ours-server and rdma-ours.
+	case " ${BENCH_COLUMNS:-} " in
+	*" rdma-ours-server-unpaced "*) echo "rdma-ours-server-unpaced  nfs-unpaced  rdma  intree  ours" ;;
+	esac
+	case " ${BENCH_COLUMNS:-} " in
+	*" rdma-ours-unpaced "*) echo "rdma-ours-unpaced  nfs-unpaced  rdma  ours  ours" ;;
+	esac
 }
 
 selected() {
@@ -163,6 +172,9 @@ run_pair() {
 	fi
 	if [ "$mode" = nfs-ack0 ]; then
 		mode=nfs xparams=ack_timeout=0 sparams=ack_timeout=0
+	fi
+	if [ "$mode" = nfs-unpaced ]; then
+		mode=nfs sparams=rxe_read_piece=0
 	fi
 	cat >"$rundir/env" <<-EOT
 		TEST=bench
