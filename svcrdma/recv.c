@@ -313,8 +313,9 @@ static bool svcrdma_closing(struct svcrdma_xprt *xp)
 
 /*
  * Queue the RDMA Read of one segment or piece, posting what is queued
- * first when it must.  A set's chain may take at most half the send queue, so that
- * a chunk of many segments is read in turns instead of being refused.
+ * first when it must.  A set's chain may take at most half the send
+ * queue, so that a chunk of many segments is read in turns instead of
+ * being refused.
  * And where Reads need MRs (iWARP always; rdma_rw decides), every Read
  * context takes them from the QP's pool, which holds enough for one
  * full data chunk per credit: a chunk of small segments (one a page, as
@@ -375,10 +376,10 @@ static int svcrdma_read_add_one(struct svcrdma_xprt *xp,
  * xp->read_piece bytes, each posted and waited for once it is full, so
  * that this call has no more than one piece's responses in flight; a
  * piece may span segments, so a chunk of many small segments is not
- * read one round trip per segment.  The whole
- * call gets the stall timeout that one unpaced chain would: a client
- * that answers each piece just in time must not hold the connection's
- * read mutex, and the threads waiting for it, for pieces times as long.
+ * read one round trip per segment.  The whole call gets the stall
+ * timeout that one unpaced chain would: a client that answers each
+ * piece just in time must not hold the connection's read mutex, and the
+ * threads waiting for it, for pieces times as long.
  */
 static int svcrdma_read_add(struct svcrdma_xprt *xp,
 			    struct svcrdma_rw_set *set,
