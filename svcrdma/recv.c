@@ -600,23 +600,30 @@ static int svcrdma_lay_out_call(struct svc_rqst *rqstp,
 	return out;
 }
 
+/* The bytes a call's Read segments carry, summed in 64 bits. */
+static u64 svcrdma_read_total(const struct nfsrdma_wire_hdr *hdr)
+{
+	u64 bytes = 0;
+	unsigned int i;
+
+	for (i = 0; i < hdr->nr_read; i++)
+		bytes += hdr->read[i].seg.length;
+	return bytes;
+}
+
 /*
  * Count the Read chunks of a call whose Reads all completed.  Segments
- * of one chunk share a position; the decoder has already checked that
- * the lengths do not overflow.
+ * of one chunk share a position.
  */
 static void svcrdma_count_reads(const struct nfsrdma_wire_hdr *hdr)
 {
 	unsigned int i, chunks = 0;
-	long bytes = 0;
 
-	for (i = 0; i < hdr->nr_read; i++) {
+	for (i = 0; i < hdr->nr_read; i++)
 		if (!i || hdr->read[i].position != hdr->read[i - 1].position)
 			chunks++;
-		bytes += hdr->read[i].seg.length;
-	}
 	svcrdma_stat_add(SVCRDMA_STAT_READ_CHUNKS, chunks);
-	svcrdma_stat_add(SVCRDMA_STAT_READ_BYTES, bytes);
+	svcrdma_stat_add(SVCRDMA_STAT_READ_BYTES, svcrdma_read_total(hdr));
 }
 
 /*
@@ -654,15 +661,8 @@ static int svcrdma_build_call(struct svc_rqst *rqstp, struct svcrdma_xprt *xp,
 	 * them a piece at a time, and one such call at a time per
 	 * connection; smaller calls read at once, beside it.
 	 */
-	set->paced = false;
-	if (xp->read_piece && hdr->nr_read) {
-		u64 bytes = 0;
-		unsigned int i;
-
-		for (i = 0; i < hdr->nr_read; i++)
-			bytes += hdr->read[i].seg.length;
-		set->paced = bytes > xp->read_piece;
-	}
+	set->paced = xp->read_piece &&
+		     svcrdma_read_total(hdr) > xp->read_piece;
 	/*
 	 * Killable, not uninterruptible: the holder may take up to the stall
 	 * timeout, and each thread ahead of us as long again.
