@@ -46,6 +46,9 @@ TIMEOUT=$((300 + 7 * (BENCH_RUNTIME + BENCH_RAMP + 30)))
 
 BENCH_FILE=bench.dat
 
+# shellcheck source=tools/testing/tests/svcrdma-stats.inc
+. "$(dirname "${BASH_SOURCE[0]}")/svcrdma-stats.inc"
+
 # name rw bs iodepth.  Depths keep a few RPCs in flight without letting one
 # job's queue outlast its runtime on a ~15 MB/s link.  The QD1 jobs measure
 # one RPC's latency with nothing queued beside it.
@@ -402,6 +405,9 @@ test_server() {
 			PROF_SERVER=$!
 		fi
 		await client-done "$TIMEOUT" || rc=1
+		# Our server's counters for the whole boot: Read turns, calls
+		# parked at the thread share, stall closes.
+		svc_stats_on && svc_stats_line >/results/svcrdma-stats.server.txt
 		trace_save server
 		[ -n "${PROF_SERVER:-}" ] && { wait "$PROF_SERVER" || rc=1; }
 		nfs_server_stop || rc=1
