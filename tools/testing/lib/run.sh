@@ -171,8 +171,7 @@ link_stall_start_of() {
 			sed -n 's/^\[ *\([0-9.]*\)\] .*NETDEV WATCHDOG: .*transmit queue [0-9]* timed out \([0-9]*\) ms.*/\1 \2/p' |
 			awk -v r="$role" -v e="$epoch" '{ print $1 - $2 / 1000, r, e }'
 		[ -e "$rundir/$role-link.txt" ] || continue
-		link_tx_frozen_at "$rundir/$role-link.txt" \
-			"$(link_peer_tx_last "$rundir" "$role")" |
+		link_tx_frozen_at "$rundir/$role-link.txt" |
 			awk -v r="$role" -v e="$epoch" '{ print $1, r, e }'
 	done | awk '
 		BEGIN { known = 1 }
@@ -186,61 +185,12 @@ link_stall_start_of() {
 		}'
 }
 
-# link_tx_moved_last LINKFILE: the time tx_packets took its last value:
-# the first row holding it, or that row's per-second tx_moved_at where it
-# sampled that same value after the row before.  Nothing for a file
-# without rows.
-link_tx_moved_last() {
-	awk '{
-		tx = ""; moved = ""; seen = ""
-		for (i = 2; i < NF; i++) {
-			if ($i == "tx_packets") tx = $(i + 1)
-			if ($i == "tx_seen") seen = $(i + 1)
-			if ($i == "tx_moved_at") moved = $(i + 1)
-		}
-		if (tx == "") next
-		if (tx != last) {
-			at = $1; last = tx
-			if (seen == tx && moved ~ /^[0-9.]+$/ && moved + 0 <= $1 + 0 &&
-			    moved + 0 > prev + 0) at = moved
-		}
-		prev = $1
-	} END { if (at != "") print at }' "$1"
-}
-
-# link_peer_tx_last RUNDIR ROLE: when ROLE's peer (server for a client,
-# client for the server) last put a frame on the link, on ROLE's clock
-# where both epochs are known, then a tab and the slack its comparison
-# needs: a second for the counters' sampling, three without the epochs,
-# for the boots' offset.  Nothing without the peer's counters.
-link_peer_tx_last() {
-	local peer off t
-	case "$2" in
-	server) peer=client ;;
-	client) peer=server ;;
-	*) return 0 ;;
-	esac
-	[ -e "$1/$peer-link.txt" ] || return 0
-	t=$(link_tx_moved_last "$1/$peer-link.txt")
-	[ -n "$t" ] || return 0
-	off=$(clock_offset "$1" "$peer" "$2")
-	awk -v t="$t" -v o="$off" 'BEGIN {
-		printf "%.2f\t%d\n", t + o, o == "" ? 3 : 1 }'
-}
-
-# link_tx_frozen_at LINKFILE [PEER]: the time of the first row from which
+# link_tx_frozen_at LINKFILE: the time of the first row from which
 # tx_packets never changed again, if a later row confirms it and the
 # guest's rx_packets rose after it; else nothing.  A guest that receives
 # under RC must acknowledge, so flat tx_packets then is the emulator not
 # taking its frames; a guest that merely fell idle receives nothing, and
-# its idle gap must not move the stall's start back.  Flat rx_packets
-# count too if PEER (link_peer_tx_last: "TIME<tab>SLACK") says the peer
-# put a frame on the link more than SLACK after the guest's rx_packets
-# took their last value, and a row at least SLACK after that frame still
-# had not counted it: the emulator had stopped carrying frames both ways
-# (a bench boot, the in-tree client with our server: the client's
-# counters froze both ways at 80 s while the server sent on until 82 s
-# and once more at 131 s; its queue filled only at 185 s).  A row without both
+# its idle gap must not move the stall's start back.  A row without both
 # counters (cut short as the guest died) is skipped.  Where that row says
 # when the guest first saw tx_packets at that value (tx_moved_at, sampled
 # every second by guest/lib.sh link_watch), that time is printed instead
@@ -249,7 +199,7 @@ link_peer_tx_last() {
 # frozen one.  Only if the sample was of the row's own value (tx_seen) and
 # falls after the previous row; otherwise the row's time, the later one.
 link_tx_frozen_at() {
-	awk -v peer="${2:-}" '{
+	awk '{
 		tx = ""; rx = ""; moved = ""; seen = ""
 		for (i = 2; i < NF; i++) {
 			if ($i == "tx_packets") tx = $(i + 1)
@@ -263,15 +213,9 @@ link_tx_frozen_at() {
 			if (seen == tx && moved ~ /^[0-9.]+$/ && moved + 0 <= $1 + 0 &&
 			    moved + 0 > prev + 0) at = moved
 		} else rows++
-		if (rx != lastrx) { rxsince = $1; lastrx = rx }
 		prev = $1
 		rxn = rx
-	} END {
-		if (rows == 0) exit
-		if (rxn + 0 > rx0 + 0) { print at; exit }
-		if (split(peer, p, "\t") == 2 && p[1] + 0 > rxsince + p[2] &&
-		    prev + 0 >= p[1] + p[2]) print at
-	}' "$1"
+	} END { if (rows > 0 && rxn + 0 > rx0 + 0) print at }' "$1"
 }
 
 # link_error_before_stall RUNDIR: print the first transport error that
