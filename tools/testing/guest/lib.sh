@@ -374,19 +374,19 @@ link_watch() {
 		while :; do
 			nap 1
 			read -r tx 2>/dev/null </sys/class/net/eth0/statistics/tx_packets || tx='?'
-			# After tx_packets, so that a packet handed down between
-			# the two reads counts in the base, not as evidence.
-			# rxe counts a looped-back packet received before it
-			# counts it sent, so rcvd_pkts is read on both sides of
-			# sent_pkts: the base takes the earlier read, the check
-			# the later one.  (The hw_counters are a snapshot taken
-			# at most every 10 ms, which mostly makes the reads
-			# agree anyway.)  A port counts only if all three read.
 			# While tx_packets moves, the rxe counters are not read
 			# at all (the link is alive): the base is taken at the
 			# first sample that finds tx_packets where the last one
 			# left it, a second late at most, which can only leave
-			# out packets, never count one.
+			# out packets, never count one.  They are read after
+			# tx_packets, so a packet handed down in between counts
+			# in the base.  rxe counts a looped-back packet received
+			# before it counts it sent, so rcvd_pkts is read on both
+			# sides of sent_pkts: the base takes the earlier read,
+			# the check the later one.  (The hw_counters are a
+			# snapshot taken at most every 10 ms, which mostly makes
+			# the reads agree anyway.)  A port counts only if all
+			# three read.
 			if [ "$tx" != "$last" ]; then
 				last=$tx base='' stuck='?' sent='?' rcvd='?'
 				read -r moved _ </proc/uptime
