@@ -336,29 +336,6 @@ link_counts() {
 # ten; a transport with a 268 ms RC timeout gives up on its peer about two
 # seconds in.  The second's wait is a nap, so the sampling forks nothing.
 #
-# virtio-net counts a frame in tx_packets only when the emulator has taken
-# it, so flat tx_packets alone cannot tell a dead link from an idle guest.
-# rxe counts in sent_pkts (its port's hw_counters) every packet the IP
-# stack accepted from it, retransmissions included, so a second's sample
-# that finds tx_packets unmoved also reads those and rcvd_pkts (rxe_sent
-# and rxe_rcvd, summed over the guest's rxe ports on eth0; '?' in a row
-# whose sample found tx_packets moving) and notes in tx_stuck_at the uptime
-# at which at least two packets had been handed down since tx_packets
-# took the value it still has and rxe last received one.  (A guest may
-# receive on after its tx_packets' last move: a bench boot of 2026-12-07
-# did.)  On a live link the emulator takes a frame within milliseconds,
-# and virtio-net reclaims it from its transmit interrupt (tx NAPI) or at
-# the next send at the latest; that it took none while the guest kept
-# sending is the guest's own evidence that the link was dead by then.
-# Received counts too: rxe counts a packet it loops back to one of its
-# own QPs as sent without touching eth0, and, if the QP takes it, as
-# received first.  Packets the stack accepts and then drops are the
-# exception: a guest's own netem loss (dropin-drc, nfs-faults, nfs-soak)
-# drops them in the qdisc, which the rows' qdisc_drops and qdisc_sent
-# show (lib/run.sh link_tx_frozen_at).  The base is taken again whenever
-# tx_packets moves, rxe receives, eth0 is not up, or a counter reads as
-# no number or goes back (an rxe device deleted and added again).
-#
 # With each row, the uptime alone is written over one of six files,
 # /results/ROLE-clock.0 to .5 in turn: the host stamps a file's mtime with
 # its own clock as the write arrives (the results mount is uncached), so
@@ -368,46 +345,13 @@ link_counts() {
 # Builtins only: no fork between the read and the write.
 link_watch() {
 	local q=/sys/class/net/eth0/queues/tx-0/byte_queue_limits/inflight inflight udp qd
-	local tx last='' moved='?' n=0 up sent='?' rcvd='?' rcvd0 base='' rbase=0 stuck='?' p v s r0 r1 op
+	local tx last='' moved='?' n=0 up
 	[ "$TOPOLOGY" = 2vm ] || return 0
 	(
 		while :; do
 			nap 1
 			read -r tx 2>/dev/null </sys/class/net/eth0/statistics/tx_packets || tx='?'
-			# While tx_packets moves, the rxe counters are not read
-			# at all (the link is alive): the base is taken at the
-			# first sample that finds tx_packets where the last one
-			# left it, a second late at most, which can only leave
-			# out packets, never count one.  They are read after
-			# tx_packets, so a packet handed down in between counts
-			# in the base.  rxe counts a looped-back packet received
-			# before it counts it sent, so rcvd_pkts is read on both
-			# sides of sent_pkts: the base takes the earlier read,
-			# the check the later one.  (The hw_counters are a
-			# snapshot taken at most every 10 ms, which mostly makes
-			# the reads agree anyway.)  A port counts only if all
-			# three read.
-			if [ "$tx" != "$last" ]; then
-				last=$tx base='' stuck='?' sent='?' rcvd='?'
-				read -r moved _ </proc/uptime
-			else
-				sent=0 rcvd=0 rcvd0=0
-				for p in /sys/class/infiniband/*/ports/*; do
-					read -r v 2>/dev/null <"$p/gid_attrs/ndevs/0" && [ "$v" = eth0 ] || continue
-					read -r r0 2>/dev/null <"$p/hw_counters/rcvd_pkts" &&
-						read -r s 2>/dev/null <"$p/hw_counters/sent_pkts" &&
-						read -r r1 2>/dev/null <"$p/hw_counters/rcvd_pkts" || continue
-					[[ $r0 =~ ^[0-9]+$ && $s =~ ^[0-9]+$ && $r1 =~ ^[0-9]+$ ]] || continue
-					rcvd0=$((rcvd0 + r0)) sent=$((sent + s)) rcvd=$((rcvd + r1))
-				done
-				read -r op 2>/dev/null </sys/class/net/eth0/operstate || op='?'
-				if [ -z "$base" ] || [[ ! $tx =~ ^[0-9]+$ ]] || [ "$op" != up ] ||
-					((sent < base || rcvd0 < rbase || rcvd > rbase)); then
-					base=$sent rbase=$rcvd0 stuck='?'
-				elif [ "$stuck" = '?' ] && ((sent - base >= 2)); then
-					read -r stuck _ </proc/uptime
-				fi
-			fi
+			[ "$tx" = "$last" ] || { last=$tx; read -r moved _ </proc/uptime; }
 			(((n += 1) % 10)) && continue
 			# One read of the clock for the clock file and the row,
 			# so the row's time is the one the host's epoch rests on.
@@ -418,8 +362,8 @@ link_watch() {
 			fi
 			read -r inflight 2>/dev/null <"$q" || inflight='?'
 			udp=$(awk '$1 == "Udp:" && $2 ~ /^[0-9]/ { print "udp_in " $2 " udp_in_errors " $4 " udp_rcvbuf_errors " $6 }' /proc/net/snmp)
-			qd=$(qdisc_counts eth0)
-			echo "$up $(link_counts eth0) tx_inflight $inflight $qd $udp tx_seen $last tx_moved_at $moved rxe_sent $sent rxe_rcvd $rcvd tx_stuck_at $stuck"
+			qd=$(qdisc_drops eth0)
+			echo "$up $(link_counts eth0) tx_inflight $inflight qdisc_drops ${qd:-?} $udp tx_seen $last tx_moved_at $moved"
 		done >>"/results/$role-link.txt" 2>/dev/null
 	) &
 }
@@ -440,21 +384,11 @@ nap() {
 	sleep "$1"
 }
 
-# qdisc_counts DEV: "qdisc_drops N qdisc_sent M": the packets DEV's root
-# queueing discipline has dropped and handed to the driver (for a
-# multiqueue device, its queues' sums), each '?' if tc cannot say.  A
-# root replaced (netem added or removed) starts again from zero.
-qdisc_counts() {
+# qdisc_drops DEV: packets DEV's root queueing discipline has dropped
+# (for a multiqueue device, its queues' sum), or nothing if tc cannot say.
+qdisc_drops() {
 	tc -s qdisc show dev "$1" 2>/dev/null |
-		awk '/^ *Sent .* pkt .*dropped/ {
-			gsub(/[(),]/, "")
-			for (i = 1; i < NF; i++) {
-				if ($i == "dropped") d = $(i + 1)
-				if ($(i + 1) == "pkt") s = $i
-			}
-			exit
-		}
-		END { print "qdisc_drops " (d == "" ? "?" : d) " qdisc_sent " (s == "" ? "?" : s) }'
+		awk '/dropped/ { gsub(/[(),]/, ""); for (i = 1; i < NF; i++) if ($i == "dropped") { print $(i + 1); exit } }'
 }
 
 guest_prepare() {

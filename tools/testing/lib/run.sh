@@ -157,8 +157,7 @@ clock_offset() {
 # it, the stall starts at the row where its tx_packets took their last
 # value: virtio-net counts a frame there when the emulator has taken it,
 # so none was taken after that row.  Only a value that held for at least
-# one more row counts (link_tx_frozen_at says which rows date it), and
-# the earlier of the two times is the start.
+# one more row counts, and the earlier of the two times is the start.
 # When both guests stalled, the earlier is taken on the host's clock if
 # both guests' epochs are known (guest_epoch), else on their uptimes.
 link_stall_start_of() {
@@ -199,67 +198,24 @@ link_stall_start_of() {
 # met retry-exceeded between the server's last moving row and its first
 # frozen one.  Only if the sample was of the row's own value (tx_seen) and
 # falls after the previous row; otherwise the row's time, the later one.
-#
-# If rx_packets stayed flat too, the link may have died both ways (a bench
-# boot on be104ad: the client took in and sent out nothing from 80 s, its
-# watchdog fired at 191 s) or the guest fell idle.  Then only the guest's
-# own evidence dates the stall: tx_stuck_at, the second by which its rxe
-# had handed down two packets since tx_packets took the frozen value and
-# rxe last received one (guest/lib.sh link_watch).  It counts from the first
-# row of the frozen value (tx_packets and tx_seen) that carries it, if it
-# falls between that row's tx_moved_at and the row, and if the next row
-# still shows that value: the emulator took none of those packets in ten
-# seconds.  Neither row, against the row before them, may show the root
-# qdisc's drops changed or its sent count gone back: netem (dropin-drc)
-# drops what rxe hands down, and a root replaced starts from zero.
-# Evidence refuted so is not taken from a later row of the same value.
-# The time is printed as it is, not moved back to the freeze: the guest
-# may have been idle on a live link until it sent those packets.  A row's
-# counters count only if they are numbers and another field follows them
-# (a row cut short as the guest died may end inside a number).
 link_tx_frozen_at() {
-	awk '
-	# The qdisc of this row against the last one checked: same drops,
-	# sent count not gone back.
-	function qdisc_steady() {
-		if (qd != qd0 || qs !~ /^[0-9]+$/ || qs + 0 < qsl + 0) return 0
-		qsl = qs
-		return 1
-	}
-	{
-		tx = ""; rx = ""; moved = ""; seen = ""; st = ""; qd = ""; qs = ""
+	awk '{
+		tx = ""; rx = ""; moved = ""; seen = ""
 		for (i = 2; i < NF; i++) {
-			if ($i == "tx_packets" && i + 1 < NF) tx = $(i + 1)
-			if ($i == "rx_packets" && i + 1 < NF) rx = $(i + 1)
+			if ($i == "tx_packets") tx = $(i + 1)
+			if ($i == "rx_packets") rx = $(i + 1)
 			if ($i == "tx_seen") seen = $(i + 1)
 			if ($i == "tx_moved_at") moved = $(i + 1)
-			if ($i == "qdisc_drops") qd = $(i + 1)
-			if ($i == "qdisc_sent") qs = $(i + 1)
-			if ($i == "tx_stuck_at") st = $(i + 1)
 		}
-		if (tx !~ /^[0-9]+$/ || rx !~ /^[0-9]+$/) next
+		if (tx == "" || rx == "") next
 		if (tx != last) {
 			at = $1; rows = 0; last = tx; rx0 = rx
-			stuck = ""; confirmed = 0; refuted = 0
 			if (seen == tx && moved ~ /^[0-9.]+$/ && moved + 0 <= $1 + 0 &&
 			    moved + 0 > prev + 0) at = moved
 		} else rows++
-		if (stuck != "" && !confirmed) {
-			if (qdisc_steady()) confirmed = 1
-			else { stuck = ""; refuted = 1 }
-		} else if (stuck == "" && !refuted && seen == tx &&
-			   st ~ /^[0-9.]+$/ && moved ~ /^[0-9.]+$/ &&
-			   st + 0 >= moved + 0 && st + 0 <= $1 + 0) {
-			qd0 = pqd; qsl = pqs
-			if (pqd ~ /^[0-9]+$/ && pqs ~ /^[0-9]+$/ && qdisc_steady()) stuck = st
-			else refuted = 1
-		}
-		prev = $1; pqd = qd; pqs = qs
+		prev = $1
 		rxn = rx
-	} END {
-		if (rows > 0 && rxn + 0 > rx0 + 0) print at
-		else if (confirmed) print stuck
-	}' "$1"
+	} END { if (rows > 0 && rxn + 0 > rx0 + 0) print at }' "$1"
 }
 
 # link_error_before_stall RUNDIR: print the first transport error that
