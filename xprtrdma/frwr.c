@@ -52,6 +52,17 @@
  * completions, decides it at the moment of the post (xprtrdma_post_wire());
  * a lone call (QD1 I/O, a stream of metadata operations) never waits for
  * a registration.
+ *
+ * The same holds a LOCAL_INV on the connection's QP until every Send ahead
+ * of it is acknowledged, so a reply whose chunks the server did not
+ * invalidate would wait for other calls' round trips.  With staging on
+ * (no remote invalidation offered, so every registered chunk needs one),
+ * the registration QP gets room for every slot's chain and LOCAL_INVs go
+ * there too, and run at once, once the call's Send has completed: until
+ * then its REG_MRs may still be queued ahead of it on the connection's
+ * QP, and the two QPs are not ordered.  A chain flushed on the
+ * registration QP (it was retired) may leave keys valid, so the
+ * connection's QP is then fenced before the MRs go back to the pool.
  */
 
 #include <linux/highmem.h>
@@ -307,15 +318,29 @@ static int xprtrdma_regq_ready(struct xprtrdma_ep *ep)
  */
 void xprtrdma_regq_create(struct xprtrdma_ep *ep)
 {
+	const struct ib_device_attr *attrs = &ep->device->attrs;
 	struct ib_qp_init_attr init = {};
 	/* A call's REG_MRs (its stage's among them), the end, a drain. */
 	unsigned int depth = XPRTRDMA_MAX_MRS_PER_REQ + 3;
+	/*
+	 * With staging on, no remote invalidation is offered and every
+	 * registered chunk needs a LOCAL_INV: room for every slot's chain at
+	 * once, its staged key among them.  Otherwise they are rare and the
+	 * queue is not grown for them (a few hundred KiB per connection).
+	 */
+	unsigned int invs = ep->stages ?
+			    ep->xp->nr_reqs * XPRTRDMA_MAX_MRS_PER_REQ : 0;
 	struct ib_cq *cq;
 	struct ib_qp *qp;
 	int ret;
 
 	if (ep->device->ops.driver_id != RDMA_DRIVER_RXE)
 		return;
+	/* Flushed, every work request completes: the CQ holds them all. */
+	ep->regq_inv = invs && depth + invs <= attrs->max_qp_wr &&
+		       depth + invs + 1 <= attrs->max_cqe;
+	if (ep->regq_inv)
+		depth += invs;
 	cq = ib_alloc_cq_any(ep->device, ep, depth + 1, IB_POLL_SOFTIRQ);
 	if (IS_ERR(cq)) {
 		ret = PTR_ERR(cq);
@@ -349,6 +374,7 @@ out_destroy_qp:
 out_free_cq:
 	ib_free_cq(cq);
 out_warn:
+	ep->regq_inv = false;
 	pr_warn_ratelimited("xprtrdma: no registration QP for %s (%d); registering behind a fence\n",
 			    ep->xp->xprt.address_strings[RPC_DISPLAY_ADDR], ret);
 }
@@ -376,15 +402,16 @@ void xprtrdma_regq_retire(struct xprtrdma_ep *ep)
 
 /**
  * xprtrdma_regq_destroy - free a connection's registration QP
- * @ep: connection being torn down; nothing more is posted on it
+ * @ep: connection being torn down
  *
- * Waits for a chain still outstanding (one whose wait timed out) to
- * complete or flush, so no completion can reach a freed @ep.  The QP is
- * taken away under @ep->regq_lock first: from then on a request fencing
- * its MRs finds none to retire, and the drain moves it to Error anyway.
+ * Waits for a chain still outstanding (a REG_MR chain whose wait timed
+ * out, a LOCAL_INV chain a request still waits for) to complete or flush,
+ * so no completion can reach a freed @ep.  The QP is taken away under
+ * @ep->regq_lock first: from then on a request fencing its MRs finds none
+ * to retire or post on, and the drain moves it to Error anyway.
  *
  * Context: process context, may sleep; under XPRT_LOCKED or from the
- * transport's destructor, so no chain is being posted.
+ * transport's destructor, so no REG_MR chain is being posted.
  */
 void xprtrdma_regq_destroy(struct xprtrdma_ep *ep)
 {
@@ -795,8 +822,43 @@ void xprtrdma_mrs_drop(struct xprtrdma_req *req)
 }
 
 /*
- * Wait for the request's LOCAL_INV chain.  It completes only after every
- * earlier work request on the send queue, so a server that stops
+ * Post a request's LOCAL_INV chain.  rxe runs a LOCAL_INV only once every
+ * work request ahead of it has completed, so on the connection's QP the
+ * chain would wait for the acknowledgement of every Send in flight, other
+ * calls' included, and the reply that needs it with it.  The registration
+ * QP holds only local work requests, and keys belong to the PD, so the
+ * chain goes there when it has room for every slot's chain at once
+ * (xprtrdma_regq_create()), and once @req's Send has completed: REG_MRs
+ * chained in front of it on the connection's QP must have run first, and
+ * the two QPs are not ordered (a task that leaves without its reply may
+ * get here with its Send outstanding).  @ep->regq_lock keeps the QP from
+ * being torn down under the post.  Returns the post's result; *@on_regq
+ * says where the chain went.
+ */
+static int xprtrdma_inv_post(struct xprtrdma_ep *ep, struct xprtrdma_req *req,
+			     struct ib_send_wr *first,
+			     const struct ib_send_wr **bad, bool *on_regq)
+{
+	int ret = 0;
+
+	*on_regq = false;
+	if (ep->regq_inv && !READ_ONCE(ep->regq_dead) &&
+	    !test_bit(XPRTRDMA_SEND_BUSY, &req->sc.flags)) {
+		mutex_lock(&ep->regq_lock);
+		if (ep->regq && !READ_ONCE(ep->regq_dead)) {
+			ret = ib_post_send(ep->regq, first, bad);
+			*on_regq = true;
+		}
+		mutex_unlock(&ep->regq_lock);
+		if (*on_regq)
+			return ret;
+	}
+	return ib_post_send(ep->cm_id->qp, first, bad);
+}
+
+/*
+ * Wait for the request's LOCAL_INV chain.  On the connection's QP it
+ * completes only after every earlier work request, so a server that stops
  * acknowledging (unlimited RNR retries, no receives posted) would hold
  * it, and the task waiting here, for ever: even a task already killed,
  * since the MRs must be fenced before its memory is freed.  Once the
@@ -855,7 +917,9 @@ fence:
  * the pool and retires the request's offers.
  *
  * Context: process context, may sleep; caller holds @req->mr_mutex, which
- * keeps the connection from being torn down underneath.
+ * keeps the connection's MRs and QP from being freed underneath (its
+ * registration QP is taken away under @ep->regq_lock, see
+ * xprtrdma_inv_post()).
  *
  * Return: false if @remote named an rkey that none of @req's chunks holds
  * (the server invalidated something this call did not offer), else true.
@@ -868,7 +932,7 @@ bool xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey,
 	const struct ib_send_wr *bad;
 	struct xprtrdma_mr *mr, *tail = NULL;
 	struct xprtrdma_ep *ep = req->stage ? req->stage->ep : NULL;
-	bool ours = !remote, chain_completed = true;
+	bool ours = !remote, chain_completed = true, on_regq;
 	int ret;
 
 	list_for_each_entry(mr, &req->mrs, list) {
@@ -912,15 +976,22 @@ bool xprtrdma_invalidate(struct xprtrdma_req *req, bool remote, u32 remote_rkey,
 			tail->signaled = true;
 		last->send_flags = IB_SEND_SIGNALED;
 		reinit_completion(&req->inv_done);
-		ret = ib_post_send(ep->cm_id->qp, first, &bad);
+		ret = xprtrdma_inv_post(ep, req, first, &bad, &on_regq);
 		if (!ret) {
 			xprtrdma_inv_wait(req, ep);
-			goto out_drop;
+			/*
+			 * Retired meanwhile: the chain may have flushed and
+			 * left keys valid, so the connection's QP is fenced
+			 * before they go back to the pool (see frwr.c).
+			 */
+			if (!on_regq || !READ_ONCE(ep->regq_dead))
+				goto out_drop;
+		} else {
+			pr_warn_ratelimited("xprtrdma: LOCAL_INV to %s could not be posted (%d)\n",
+					    xp->xprt.address_strings[RPC_DISPLAY_ADDR],
+					    ret);
+			xprt_force_disconnect(&xp->xprt);
 		}
-		pr_warn_ratelimited("xprtrdma: LOCAL_INV to %s could not be posted (%d)\n",
-				    xp->xprt.address_strings[RPC_DISPLAY_ADDR],
-				    ret);
-		xprt_force_disconnect(&xp->xprt);
 	}
 	xprtrdma_qp_fence(ep);
 	chain_completed = false;

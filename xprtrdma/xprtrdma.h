@@ -315,18 +315,24 @@ struct xprtrdma_rep {
  * @fence_cqe: its completion (only errors are reported)
  * @regq: registration QP (rxe only, see frwr.c) for the REG_MR chains of
  *	calls posted while Sends are outstanding (the others go unfenced in
- *	front of their Send), or NULL: REG_MR chains are then posted behind
- *	the fence on the connection's QP
+ *	front of their Send), and with @regq_inv for LOCAL_INV chains, or
+ *	NULL: REG_MR chains are then posted behind the fence on the
+ *	connection's QP
  * @regq_cq: @regq's completion queue
- * @regq_wr: the signaled no-op that ends each chain on @regq
+ * @regq_wr: the signaled no-op that ends each REG_MR chain on @regq
  * @regq_cqe: its completion
- * @regq_done: completed by @regq_cqe; one chain at a time (XPRT_LOCKED)
+ * @regq_done: completed by @regq_cqe; one REG_MR chain at a time
+ *	(XPRT_LOCKED)
  * @regq_status: the status @regq_wr completed with
  * @regq_dead: the connection failed, or a chain did: post nothing more
  *	on @regq
  * @regq_lock: held to move @regq to Error and to take it away for
  *	teardown: a request fencing its MRs (under its mr_mutex, without
- *	XPRT_LOCKED) may retire @regq while the connection is being freed
+ *	XPRT_LOCKED) may retire @regq while the connection is being freed,
+ *	and to post LOCAL_INV chains on @regq
+ * @regq_inv: staging is on and @regq has room for every slot's LOCAL_INV
+ *	chain at once, so requests fence their MRs there once their Send
+ *	has completed (xprtrdma_inv_post())
  * @stages: one staging buffer per slot, indexed like &xprtrdma_xprt.reqs,
  *	or NULL when staging is off or could not be set up
  * @reps: receive objects
@@ -378,6 +384,7 @@ struct xprtrdma_ep {
 	int regq_status;
 	bool regq_dead;
 	struct mutex regq_lock;
+	bool regq_inv;
 	struct xprtrdma_stage *stages;
 	struct xprtrdma_rep *reps;
 	unsigned int nr_reps;
